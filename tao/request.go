@@ -1,0 +1,121 @@
+package tao
+
+// Key names one item of the graph: the object ID1, or the edge (ID1, Type, ID2).
+type Key struct {
+	Edge bool
+	ID1  int64
+	Type EdgeType
+	ID2  int64
+}
+
+// Op is one operation of a request. Which fields matter depends on Kind:
+//
+//	obj_read, obj_delete            ID1
+//	obj_add, obj_update             ID1, Time, Payload
+//	edge_point_read                 ID1, Type, ID2
+//	edge_range_read                 ID1, Type, Offset, Limit (newest first)
+//	edge_count_read                 ID1, Type
+//	edge_time_read                  ID1, Type, Low, High, Limit (Low <= time <= High, newest first)
+//	edge_add, edge_update           ID1, Type, ID2, Time, Payload
+//	edge_delete                     ID1, Type, ID2
+type Op struct {
+	Kind    Kind
+	ID1     int64
+	Type    EdgeType
+	ID2     int64
+	Offset  int
+	Limit   int
+	Low     int64
+	High    int64
+	Time    int64
+	Payload []byte // shared by the generator; a store must not keep or modify it
+}
+
+// Key returns the key the operation reads or writes. For list reads it is
+// the (ID1, Type) list with ID2 zero.
+func (o *Op) Key() Key {
+	if o.Kind.IsEdge() {
+		return Key{Edge: true, ID1: o.ID1, Type: o.Type, ID2: o.ID2}
+	}
+	return Key{ID1: o.ID1}
+}
+
+// CheckKind is what a precondition checks.
+type CheckKind uint8
+
+const (
+	// CheckExists holds when the key is present (visible).
+	CheckExists CheckKind = iota
+	// CheckVersion holds when the key is present at Version.
+	CheckVersion
+)
+
+// Check is one precondition of a write or write transaction, as a store sees
+// it: a compare-and-swap style test on one key, evaluated inside the write's
+// transaction; if any fails nothing is written and the outcome is
+// PreconditionFailed.
+type Check struct {
+	Kind    CheckKind
+	Key     Key
+	Version int64
+}
+
+// Request is one request of the paper's API. Ops has one element for Read and
+// Write, and the transaction's operations for ReadTxn and WriteTxn.
+type Request struct {
+	Class  Class
+	Ops    []Op
+	Checks []Check
+	// Predicates are the precondition categories the generator drew for this
+	// request, kept for accounting; Checks are what they became.
+	Predicates []Predicate
+	Tier       Tier
+}
+
+// OpResult is what one operation observed.
+type OpResult struct {
+	Found   bool  // the row existed (point reads, updates, deletes)
+	Version int64 // the version read (obj_read, edge_point_read) when Found
+	Rows    int   // rows returned by list reads; the count of edge_count_read
+}
+
+// Result is how a request ended. Ops has one element per request operation,
+// filled by stores for reads (and for writes where they know it).
+type Result struct {
+	Outcome Outcome
+	Ops     []OpResult
+	// Err is the underlying error of a Timeout or Error outcome, for logs.
+	Err error
+}
+
+// Reset readies r for a request of n operations without allocating when the
+// capacity suffices.
+func (r *Result) Reset(n int) {
+	r.Outcome = OK
+	r.Err = nil
+	if cap(r.Ops) < n {
+		r.Ops = make([]OpResult, n)
+	}
+	r.Ops = r.Ops[:n]
+	for i := range r.Ops {
+		r.Ops[i] = OpResult{}
+	}
+}
+
+// Object is a row of the objects table.
+type Object struct {
+	ID      int64
+	Time    int64
+	Version int64
+	Value   []byte
+}
+
+// Edge is a row of the edges table.
+type Edge struct {
+	ID1     int64
+	ID2     int64
+	Type    EdgeType
+	Time    int64
+	Version int64
+	Value   []byte
+}
