@@ -89,6 +89,18 @@ type Workload struct {
 	// NotApplied names fields present in the file that have no effect yet
 	// (the *_latency weights, errors, txn_errors), to be reported once.
 	NotApplied []string
+
+	// Raw holds the entries of the NotApplied fields verbatim, in file
+	// order, so that writing the workload back loses nothing.
+	Raw []RawDist
+}
+
+// RawDist is a field read but not interpreted. Where the original format
+// implies values by index, Values are the indices "0", "1", ...
+type RawDist struct {
+	Name    string
+	Values  []string
+	Weights []float64
 }
 
 // Shards returns the shard count.

@@ -1,0 +1,191 @@
+package workload
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/taobench/taobench/tao"
+)
+
+const lineShape = `each line is one object like {"name": "edge_types", "values": [...], "weights": [...]}`
+
+// ParseOriginal reads a workload in the original TAOBench format: one JSON
+// object per line, {"name": FIELD, ["values": [...],] "weights": [...]}.
+// It is strict where the original's regular expressions were not: every
+// problem stops it with an *Error naming the line and the field. Fields the
+// original lacks take their defaults.
+func ParseOriginal(r io.Reader, file string) (*Workload, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	var entries []*entry
+	first := map[string]int{}
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		e, err := originalLine(line, n)
+		if err != nil {
+			return nil, at(err, file, n)
+		}
+		if l, ok := first[e.field]; ok {
+			return nil, &Error{File: file, Line: n, Field: e.field, Msg: fmt.Sprintf("given twice (first on line %d); keep one", l)}
+		}
+		first[e.field] = n
+		entries = append(entries, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &Error{File: file, Msg: fmt.Sprintf("reading: %v", err)}
+	}
+	return build(entries, file)
+}
+
+// originalLine decodes one line into an entry, checking its shape against
+// the field it names.
+func originalLine(line []byte, n int) (*entry, error) {
+	var obj struct {
+		Name    *string         `json:"name"`
+		Values  json.RawMessage `json:"values"`
+		Weights json.RawMessage `json:"weights"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&obj); err != nil {
+		return nil, errorf("", "invalid JSON: %v; %s", err, lineShape)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errorf("", "text after the JSON object; %s", lineShape)
+	}
+	if obj.Name == nil {
+		return nil, errorf("", `no "name"; %s`, lineShape)
+	}
+	name := *obj.Name
+	f := lookupField(name)
+	if f == nil || f.native {
+		msg := "unknown field; the original format has: " + fieldList(true)
+		if f != nil {
+			msg = "exists only in the native format (docs/workloads.md); remove it or write the workload in the native format"
+		}
+		return nil, errorf(name, "%s", msg)
+	}
+	e := &entry{field: name, line: n}
+	weights, err := jsonList(obj.Weights)
+	if err != nil || weights == nil {
+		return nil, errorf(name, `"weights" must be a list of numbers; give one weight per value`)
+	}
+	for i, v := range weights {
+		num, ok := v.(json.Number)
+		if !ok {
+			return nil, errorf(name, "weight %d is %s, not a number", i+1, jsonText(v))
+		}
+		wt, err := num.Float64()
+		if err != nil {
+			return nil, errorf(name, "weight %d is %s, not a number that fits a float64", i+1, num)
+		}
+		e.weights = append(e.weights, wt)
+	}
+	values, err := jsonList(obj.Values)
+	if err != nil {
+		return nil, errorf(name, `"values" must be a list; give one value per weight`)
+	}
+	if f.implied {
+		if values != nil {
+			return nil, errorf(name, `takes weights only (the values are implied by position%s); remove "values"`, impliedHint(name))
+		}
+		e.values = impliedValues(name, len(e.weights))
+		if name == "operations" && len(e.weights) != int(tao.NumClasses) {
+			return nil, errorf(name, "%d weights; give 4, for read, write, read_txn and write_txn", len(e.weights))
+		}
+		return e, nil
+	}
+	if values == nil {
+		return nil, errorf(name, `no "values"; give one value per weight`)
+	}
+	for i, v := range values {
+		s, err := originalValue(v, f.numeric)
+		if err != nil {
+			return nil, errorf(name, "value %d is %s; %v", i+1, jsonText(v), err)
+		}
+		e.values = append(e.values, s)
+	}
+	return e, nil
+}
+
+// jsonList decodes a JSON list, keeping numbers exact; nil when absent.
+func jsonList(raw json.RawMessage) ([]any, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var l []any
+	if err := dec.Decode(&l); err != nil {
+		return nil, err
+	}
+	if l == nil {
+		l = []any{} // [] is present, and empty
+	}
+	return l, nil
+}
+
+func originalValue(v any, numeric bool) (string, error) {
+	if numeric {
+		num, ok := v.(json.Number)
+		if !ok {
+			return "", fmt.Errorf("give a whole number")
+		}
+		if _, err := strconv.Atoi(num.String()); err != nil {
+			return "", fmt.Errorf("give a whole number")
+		}
+		return num.String(), nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("give a name in quotes")
+	}
+	return s, nil
+}
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// impliedValues are the values the original format leaves to position.
+func impliedValues(field string, n int) []string {
+	vs := make([]string, n)
+	for i := range vs {
+		vs[i] = strconv.Itoa(i)
+		if field == "operations" && i < int(tao.NumClasses) {
+			vs[i] = tao.Class(i).String()
+		}
+	}
+	return vs
+}
+
+func impliedHint(field string) string {
+	switch field {
+	case "operations":
+		return ": read, write, read_txn, write_txn"
+	case "primary_shards", "remote_shards":
+		return ": shard 0, 1, ..."
+	case "txn_predicate_counts":
+		return ": count 0, 1, ..."
+	}
+	return ""
+}
+
+// isOriginal reports whether data looks like the original format: its first
+// non-blank byte opens a JSON object.
+func isOriginal(data []byte) bool {
+	s := strings.TrimLeft(string(data), " \t\r\n\ufeff")
+	return strings.HasPrefix(s, "{")
+}
