@@ -1,0 +1,215 @@
+package validate
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/taobench/taobench/gen"
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/workload"
+)
+
+// Row is the test of one distribution.
+type Row struct {
+	Name       string // the workload field, e.g. "primary_shards"
+	Categories int    // bins after pooling
+	N          int64  // observations
+	ChiSquare  float64
+	DF         int
+	P          float64
+	Pass       bool // P >= Alpha
+	Skipped    bool // nothing to test: df < 1 or the distribution is absent
+	Note       string
+}
+
+// Counts are what generated requests contained, by the value drawn.
+type Counts struct {
+	Requests      map[tao.Class]int64
+	ReadTxnSizes  map[int]int64
+	WriteTxnSizes map[int]int64
+	Kinds         [tao.NumClasses]map[tao.Kind]int64
+	PrimaryShards map[int]int64
+	RemoteShards  map[int]int64 // id2 shard of each node's first edge op that has an id2
+	EdgeTypes     map[tao.EdgeCategory]int64
+	PayloadSizes  map[int]int64
+	OpPredicates  map[tao.Predicate]int64
+	TxnPredicates map[tao.Predicate]int64
+	TxnPredCounts map[int]int64
+	ReadTiers     map[tao.Tier]int64
+}
+
+func newCounts() *Counts {
+	c := &Counts{
+		Requests: map[tao.Class]int64{}, ReadTxnSizes: map[int]int64{}, WriteTxnSizes: map[int]int64{},
+		PrimaryShards: map[int]int64{}, RemoteShards: map[int]int64{}, EdgeTypes: map[tao.EdgeCategory]int64{},
+		PayloadSizes: map[int]int64{}, OpPredicates: map[tao.Predicate]int64{}, TxnPredicates: map[tao.Predicate]int64{},
+		TxnPredCounts: map[int]int64{}, ReadTiers: map[tao.Tier]int64{},
+	}
+	for i := range c.Kinds {
+		c.Kinds[i] = map[tao.Kind]int64{}
+	}
+	return c
+}
+
+// Run generates n requests of w over g with client 0's generator and tests
+// every distribution against w's weights.
+func Run(w *workload.Workload, g *graph.Graph, n int, seed uint64) []Row {
+	c, err := Observe(w, g, n, seed)
+	if err != nil {
+		return []Row{{Name: "workload", Note: err.Error()}}
+	}
+	return Compare(w, c)
+}
+
+// Observe generates n requests of w over g and counts what they contain.
+// Edge categories and id2 shards are properties of the graph's slots, and
+// under key skew the same hot slots come back again and again, so the
+// counts are not independent draws; counting only the first edge op of each
+// node makes them so (which slot is picked does not depend on its facts).
+func Observe(w *workload.Workload, g *graph.Graph, n int, seed uint64) (*Counts, error) {
+	gn, err := gen.NewChecked(w, g, 0, 0, seed)
+	if err != nil {
+		return nil, err
+	}
+	c := newCounts()
+	seenType := map[int64]bool{}
+	seenID2 := map[int64]bool{}
+	var req tao.Request
+	for range n {
+		gn.Next(&req)
+		c.Requests[req.Class]++
+		switch req.Class {
+		case tao.Read, tao.ReadTxn:
+			c.ReadTiers[req.Tier]++
+		case tao.Write:
+			for _, p := range req.Predicates {
+				c.OpPredicates[p]++
+			}
+		case tao.WriteTxn:
+			c.TxnPredCounts[len(req.Predicates)]++
+			for _, p := range req.Predicates {
+				c.TxnPredicates[p]++
+			}
+		}
+		switch req.Class {
+		case tao.ReadTxn:
+			c.ReadTxnSizes[len(req.Ops)]++
+		case tao.WriteTxn:
+			c.WriteTxnSizes[len(req.Ops)]++
+		}
+		for i := range req.Ops {
+			op := &req.Ops[i]
+			c.Kinds[req.Class][op.Kind]++
+			c.PrimaryShards[graph.ShardOf(op.ID1)]++
+			switch op.Kind {
+			case tao.ObjAdd, tao.ObjUpdate, tao.EdgeAdd, tao.EdgeUpdate:
+				c.PayloadSizes[len(op.Payload)]++
+			}
+			if !op.Kind.IsEdge() {
+				continue
+			}
+			if !seenType[op.ID1] {
+				seenType[op.ID1] = true
+				c.EdgeTypes[category(op.Type)]++
+			}
+			switch op.Kind {
+			case tao.EdgePointRead, tao.EdgeAdd, tao.EdgeUpdate, tao.EdgeDelete:
+				if !seenID2[op.ID1] {
+					seenID2[op.ID1] = true
+					c.RemoteShards[graph.ShardOf(op.ID2)]++
+				}
+			}
+		}
+	}
+	return c, nil
+}
+
+// category returns the category whose forward type t is.
+func category(t tao.EdgeType) tao.EdgeCategory {
+	for c := range tao.NumEdgeCategories {
+		if c.Type() == t {
+			return c
+		}
+	}
+	return tao.NumEdgeCategories
+}
+
+// Compare tests the counts against w's weights, one row per distribution.
+func Compare(w *workload.Workload, c *Counts) []Row {
+	rows := []Row{
+		row("operations", w.Requests, c.Requests, ""),
+		row("read_operation_types", w.ReadKinds, c.Kinds[tao.Read], ""),
+		row("write_operation_types", w.WriteKinds, c.Kinds[tao.Write], ""),
+		row("read_txn_operation_types", w.ReadTxnKinds, c.Kinds[tao.ReadTxn], ""),
+		row("write_txn_operation_types", w.WriteTxnKinds, c.Kinds[tao.WriteTxn], ""),
+		row("read_txn_sizes", w.ReadTxnSizes, c.ReadTxnSizes, ""),
+		row("write_txn_sizes", w.WriteTxnSizes, c.WriteTxnSizes, ""),
+		row("primary_shards", w.PrimaryShards, c.PrimaryShards, ""),
+		row("remote_shards", w.RemoteShards, c.RemoteShards, "first edge op of each node"),
+		row("edge_types", w.EdgeTypes, c.EdgeTypes, "first edge op of each node"),
+		row("payload_sizes", w.PayloadSizes, c.PayloadSizes, ""),
+		row("operation_predicates", w.OpPredicates, c.OpPredicates, ""),
+		row("txn_predicates", w.TxnPredicates, c.TxnPredicates, ""),
+		row("txn_predicate_counts", w.TxnPredicateCounts, c.TxnPredCounts, ""),
+		row("read_tiers", w.ReadTiers, c.ReadTiers, ""),
+	}
+	return rows
+}
+
+// row tests observed counts by value against d. Values d does not list
+// become zero-weight categories, so drawing one fails the test.
+func row[T comparable](name string, d workload.Dist[T], obs map[T]int64, note string) Row {
+	r := Row{Name: name, Note: note}
+	if len(d.Values) == 0 {
+		r.Skipped = true
+		r.Note = "not configured"
+		for _, n := range obs {
+			r.N += n
+		}
+		return r
+	}
+	var vals []T
+	var weights []float64
+	at := map[T]int{}
+	for i, v := range d.Values {
+		j, ok := at[v]
+		if !ok {
+			j = len(vals)
+			at[v] = j
+			vals = append(vals, v)
+			weights = append(weights, 0)
+		}
+		weights[j] += d.Weights[i]
+	}
+	counts := make([]int64, len(vals))
+	for v, n := range obs {
+		r.N += n
+		j, ok := at[v]
+		if !ok {
+			counts = append(counts, n)
+			weights = append(weights, 0)
+			r.Note = joinNote(r.Note, fmt.Sprintf("drew %v, which has no weight", v))
+			continue
+		}
+		counts[j] += n
+	}
+	r.ChiSquare, r.DF, r.P, r.Categories = ChiSquare(counts, weights)
+	if math.IsInf(r.ChiSquare, 1) && r.Note == "" {
+		r.Note = "drew a value of weight zero"
+	}
+	if r.DF < 1 && r.P != 0 {
+		r.Skipped = true
+		r.Note = joinNote(r.Note, "too few observations or categories to test")
+		return r
+	}
+	r.Pass = r.P >= Alpha
+	return r
+}
+
+func joinNote(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
