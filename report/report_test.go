@@ -1,0 +1,310 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/tao"
+)
+
+// synthetic is an experiment whose every figure is known (see the comments).
+func synthetic() *Experiment {
+	r := metrics.NewRecorder()
+	us := func(x float64) time.Duration { return time.Duration(x * 1000) }
+	for _, s := range []metrics.Sample{
+		{Class: tao.Read, Kind: tao.ObjRead, Outcome: tao.OK, Latency: us(1000.004)},
+		{Class: tao.Read, Kind: tao.ObjRead, Outcome: tao.NotFound, Latency: us(3000.016)},
+		{Class: tao.Read, Kind: tao.EdgeRangeRead, Outcome: tao.Error, Latency: us(5000), At: 14200 * time.Millisecond},
+		{Class: tao.Write, Kind: tao.ObjAdd, Outcome: tao.OK, Latency: us(500), WritesObjects: true},
+		{Class: tao.Write, Kind: tao.EdgeAdd, Outcome: tao.UniqueViolation, Latency: us(700), WritesEdges: true, AddsUniqueEdge: true},
+		{Class: tao.Write, Kind: tao.ObjUpdate, Outcome: tao.ConflictObject, Latency: us(900), Attempts: 3, ObjectConflicts: 3, WritesObjects: true, HasChecks: true},
+		{Class: tao.ReadTxn, Kind: tao.NumKinds, Outcome: tao.Timeout, Latency: us(10000), At: 12300 * time.Millisecond},
+		{Class: tao.WriteTxn, Kind: tao.NumKinds, Outcome: tao.PreconditionFailed, Latency: us(20000), WritesObjects: true, WritesEdges: true, HasChecks: true},
+	} {
+		if s.Attempts == 0 {
+			s.Attempts = 1
+		}
+		r.Record(&s)
+	}
+	return &Experiment{
+		Threads: 4, Warmup: 10 * time.Second, Duration: 60 * time.Second,
+		TotalRuntime: 70500 * time.Millisecond, Measured: 60 * time.Second,
+		Summary: r.Snapshot(),
+	}
+}
+
+// The patterns a script parsing the original's output would use.
+var (
+	reRuntime   = regexp.MustCompile(`(?m)^Total runtime \(sec\): ([\d.]+)$`)
+	reMeasured  = regexp.MustCompile(`(?m)^Runtime excluding warmup \(sec\): ([\d.]+)$`)
+	reOps       = regexp.MustCompile(`(?m)^Total completed operations excluding warmup: (\d+)$`)
+	reTput      = regexp.MustCompile(`(?m)^Throughput excluding warmup: ([\d.]+)$`)
+	reOvertime  = regexp.MustCompile(`(?m)^Number of overtime operations: (\d+)$`)
+	reFailed    = regexp.MustCompile(`(?m)^Number of failed operations: (\d+)$`)
+	reOpsLine   = regexp.MustCompile(`(?m)^(\d+) operations;((?: \[\w+: Count=\d+ Max=[\d.]+ Min=[\d.]+ Avg=[\d.]+\])+)$`)
+	reBracket   = regexp.MustCompile(`\[(\w+): Count=(\d+) Max=([\d.]+) Min=([\d.]+) Avg=([\d.]+)\]`)
+	reDescribed = regexp.MustCompile(`(?m)^Experiment description: (\d+) threads, ([\d.]+) seconds \(warmup\), ([\d.]+) seconds \(experiment\)$`)
+)
+
+func TestTextOriginalLines(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteText(&buf, synthetic()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	first := func(re *regexp.Regexp) string {
+		m := re.FindStringSubmatch(out)
+		if m == nil {
+			t.Errorf("no line matches %s in:\n%s", re, out)
+			return ""
+		}
+		return m[1]
+	}
+	for _, c := range []struct {
+		re   *regexp.Regexp
+		want string
+	}{
+		{reDescribed, "4"}, {reRuntime, "70.5"}, {reMeasured, "60"}, {reOps, "8"},
+		{reTput, "0.133333"}, {reOvertime, "0"}, {reFailed, "3"}, {reOpsLine, "8"},
+	} {
+		if got := first(c.re); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.re, got, c.want)
+		}
+	}
+	// The original's lines come first, in its order.
+	lines := strings.Split(out, "\n")
+	for i, re := range []*regexp.Regexp{reDescribed, reRuntime, reMeasured, reOps, reTput, reOvertime, reFailed, reOpsLine} {
+		if i >= len(lines) || !re.MatchString(lines[i]) {
+			t.Errorf("line %d does not match %s", i+1, re)
+		}
+	}
+
+	m := reOpsLine.FindStringSubmatch(out)
+	if m == nil {
+		return
+	}
+	var got []string
+	for _, b := range reBracket.FindAllStringSubmatch(m[2], -1) {
+		got = append(got, strings.Join(b[1:], " "))
+	}
+	want := []string{
+		"INSERT 2 700.00 500.00 600.00",
+		"READ 3 5000.00 1000.00 3000.01",
+		"UPDATE 1 900.00 900.00 900.00",
+		// no DELETE: none was issued
+		"READTRANSACTION 1 10000.00 10000.00 10000.00",
+		"WRITETRANSACTION 1 20000.00 20000.00 20000.00",
+		"WRITE 3 900.00 500.00 700.00",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("brackets:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestTextDetails(t *testing.T) {
+	e := synthetic()
+	e.Interrupted = true
+	e.Measured = 30 * time.Second
+	var buf bytes.Buffer
+	if err := WriteText(&buf, e); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"interrupted: measured 30 s of 60 s",
+		"lost requests: 2 (errors 1, timeouts 1) between 12s and 15s of the measured window",
+		"outcomes: ok 2 not_found 1 precondition_failed 1 unique_violation 1 conflict_object 1 conflict_association 0 timeout 1 error 1",
+		"attempts: 10 (2 retries)",
+		"contention: object lock conflict 33.333%, association lock conflict 0.000%, unique association exists 100.000%, precondition failed 50.000%, overall 75.000%",
+		"Throughput excluding warmup: 0.266667",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+	rows := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) == 8 {
+			rows[f[0]] = true
+		}
+	}
+	for _, name := range []string{"read", "write", "read_txn", "write_txn", "obj_read", "edge_range_read", "obj_add", "edge_add", "obj_update"} {
+		if !rows[name] {
+			t.Errorf("latency table lacks a row for %s", name)
+		}
+	}
+	for _, name := range []string{"obj_delete", "edge_delete", "edge_count_read"} {
+		if rows[name] {
+			t.Errorf("latency table has a row for %s, which had no requests", name)
+		}
+	}
+	if !strings.Contains(out, "obj_read                  2      2.000      1.000      3.000      3.000      3.000      3.000") {
+		t.Errorf("obj_read row wrong:\n%s", out)
+	}
+}
+
+func TestTextEmpty(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteText(&buf, &Experiment{Threads: 1, Duration: time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, "\n0 operations; [WRITE: Count=0 Max=0.00 Min=0.00 Avg=0.00]\n") {
+		t.Errorf("empty experiment:\n%s", out)
+	}
+	if strings.Contains(out, "lost requests") {
+		t.Errorf("empty experiment reports lost requests:\n%s", out)
+	}
+}
+
+func TestNum(t *testing.T) {
+	for x, want := range map[float64]string{
+		61.020412: "61.0204", 50.98234: "50.9823", 116.8049: "116.805", 60: "60", 0: "0",
+		1234567.8: "1234568", 0.000123456: "0.000123", math.NaN(): "0", 162153.2: "162153",
+	} {
+		if got := num(x); got != want {
+			t.Errorf("num(%v) = %q, want %q", x, got, want)
+		}
+	}
+}
+
+func keys(m map[string]any) string {
+	var k []string
+	for key := range m {
+		k = append(k, key)
+	}
+	sort.Strings(k)
+	return strings.Join(k, " ")
+}
+
+func sorted(s string) string {
+	f := strings.Fields(s)
+	sort.Strings(f)
+	return strings.Join(f, " ")
+}
+
+func TestJSON(t *testing.T) {
+	run := &Run{Database: "postgres://u:xxxxx@h/db", Workload: "o", Seed: 7, Edges: 1000, Retries: 3,
+		Started: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC), Version: "v0.1", NotApplied: []string{"read_tiers"}}
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, run, []*Experiment{synthetic(), {Threads: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("invalid JSON: %v\n%s", err, buf.String())
+	}
+	if got := keys(doc); got != "experiments run" {
+		t.Errorf("top-level keys %q", got)
+	}
+	r := doc["run"].(map[string]any)
+	if got, want := keys(r), sorted("database workload seed edges retries started version not_applied"); got != want {
+		t.Errorf("run keys %q, want %q", got, want)
+	}
+	if r["database"] != run.Database || r["workload"] != "o" || r["seed"] != 7.0 || r["edges"] != 1000.0 ||
+		r["retries"] != 3.0 || r["started"] != "2024-05-01T12:00:00Z" || r["version"] != "v0.1" ||
+		len(r["not_applied"].([]any)) != 1 {
+		t.Errorf("run = %v", r)
+	}
+
+	exps := doc["experiments"].([]any)
+	if len(exps) != 2 {
+		t.Fatalf("%d experiments, want 2", len(exps))
+	}
+	wantKeys := sorted("threads warmup_s duration_s ops throughput failed latency_us outcomes contention attempts runtime_s measured_s interrupted lost")
+	for i, x := range exps {
+		e := x.(map[string]any)
+		if got := keys(e); got != wantKeys {
+			t.Errorf("experiment %d keys %q, want %q", i, got, wantKeys)
+		}
+		lat := e["latency_us"].(map[string]any)
+		if got, want := keys(lat), sorted(strings.Join(seriesNames(), " ")); got != want || len(lat) != 15 {
+			t.Errorf("latency_us keys %q, want %q", got, want)
+		}
+		for name, v := range lat {
+			if got := keys(v.(map[string]any)); got != sorted("count mean min p50 p90 p99 p999 max") {
+				t.Errorf("latency_us.%s keys %q", name, got)
+			}
+		}
+		if got := keys(e["outcomes"].(map[string]any)); got != sorted("ok not_found precondition_failed unique_violation conflict_object conflict_association timeout error") {
+			t.Errorf("outcomes keys %q", got)
+		}
+		if got := keys(e["contention"].(map[string]any)); got != sorted("object_lock_conflict_pct association_lock_conflict_pct unique_association_exists_pct precondition_failed_pct overall_pct") {
+			t.Errorf("contention keys %q", got)
+		}
+		lost := e["lost"].(map[string]any)
+		if got := keys(lost); got != "count timeline" {
+			t.Errorf("lost keys %q", got)
+		}
+		if _, ok := lost["timeline"].([]any); !ok {
+			t.Errorf("lost.timeline is %v, want an array", lost["timeline"])
+		}
+	}
+
+	e := exps[0].(map[string]any)
+	for key, want := range map[string]any{
+		"threads": 4.0, "warmup_s": 10.0, "duration_s": 60.0, "ops": 8.0, "failed": 3.0, "attempts": 10.0,
+		"runtime_s": 70.5, "measured_s": 60.0, "interrupted": false,
+	} {
+		if e[key] != want {
+			t.Errorf("%s = %v, want %v", key, e[key], want)
+		}
+	}
+	if tp := e["throughput"].(float64); math.Abs(tp-8.0/60) > 1e-12 {
+		t.Errorf("throughput = %v, want %v", tp, 8.0/60)
+	}
+	lat := e["latency_us"].(map[string]any)
+	objRead := lat["obj_read"].(map[string]any)
+	if objRead["count"] != 2.0 || objRead["min"] != 1000.004 || objRead["max"] != 3000.016 || objRead["mean"] != 2000.01 {
+		t.Errorf("latency_us.obj_read = %v", objRead)
+	}
+	if wt := lat["write_txn"].(map[string]any); wt["count"] != 1.0 || wt["p99"] != 20000.0 {
+		t.Errorf("latency_us.write_txn = %v", wt)
+	}
+	if od := lat["obj_delete"].(map[string]any); od["count"] != 0.0 || od["max"] != 0.0 {
+		t.Errorf("latency_us.obj_delete = %v", od)
+	}
+	out := e["outcomes"].(map[string]any)
+	for name, want := range map[string]float64{"ok": 2, "not_found": 1, "precondition_failed": 1, "unique_violation": 1,
+		"conflict_object": 1, "conflict_association": 0, "timeout": 1, "error": 1} {
+		if out[name] != want {
+			t.Errorf("outcomes.%s = %v, want %v", name, out[name], want)
+		}
+	}
+	c := e["contention"].(map[string]any)
+	for name, want := range map[string]float64{"object_lock_conflict_pct": 100.0 / 3, "association_lock_conflict_pct": 0,
+		"unique_association_exists_pct": 100, "precondition_failed_pct": 50, "overall_pct": 75} {
+		if got := c[name].(float64); math.Abs(got-want) > 1e-9 {
+			t.Errorf("contention.%s = %v, want %v", name, got, want)
+		}
+	}
+	lost := e["lost"].(map[string]any)
+	tl, _ := json.Marshal(lost["timeline"])
+	if lost["count"] != 2.0 || string(tl) != `[{"errors":0,"second":12,"timeouts":1},{"errors":1,"second":14,"timeouts":0}]` {
+		t.Errorf("lost = %v %s", lost["count"], tl)
+	}
+}
+
+func TestJSONNilRun(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Run         map[string]any `json:"run"`
+		Experiments []any          `json:"experiments"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Experiments == nil || len(doc.Experiments) != 0 || doc.Run["not_applied"] == nil {
+		t.Errorf("empty document: %s", buf.String())
+	}
+}
