@@ -1,0 +1,302 @@
+package sqlstore
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/taobench/taobench/tao"
+)
+
+// stmt names a hot-path statement; a dialect holds its text.
+type stmt uint8
+
+const (
+	sObjGet     stmt = iota // (id) → version, timestamp, value
+	sObjCheck               // (id) → version, locking the row for the write's transaction
+	sEdgeGet                // (id1, type, id2) → version, timestamp, value
+	sEdgeCheck              // (id1, type, id2) → version, locking
+	sEdgeRange              // (id1, type, limit, offset) → rows, newest first
+	sEdgeCount              // (id1, type) → count
+	sEdgeTime               // (id1, type, low, high, limit) → rows, newest first
+	sObjAdd                 // (id, time, value) insert or overwrite
+	sObjUpdate              // (time, value, id)
+	sObjDelete              // (id)
+	sEdgeAdd                // (id1, id2, type, time, value, ukey) insert or overwrite the same key
+	sEdgeUpdate             // (time, value, id1, type, id2)
+	sEdgeDelete             // (id1, type, id2)
+	numStmts
+)
+
+// cols is the number of columns a single-row statement returns.
+func (s stmt) cols() int {
+	if s == sObjGet || s == sEdgeGet {
+		return 3
+	}
+	return 1
+}
+
+// dialect is what differs between the SQL databases: statement text, DDL and
+// a few behaviours. Everything else in the package is shared.
+type dialect struct {
+	name  string
+	stmts [numStmts]string
+	// schema is the DDL Setup runs; every statement is idempotent.
+	schema []string
+	// dropForLoad and buildAfterLoad drop and rebuild the indexes that make
+	// a bulk load into empty tables slow; buildAfterLoad statements are
+	// independent of each other, except that those starting with "ALTER" run
+	// after all the others.
+	dropForLoad    []string
+	buildAfterLoad []string
+	analyze        []string
+	// insertIgnore is the multi-row insert prefix that skips duplicate keys;
+	// ignoreSuffix ends it.
+	insertIgnore string
+	ignoreSuffix string
+	// edgeAddUniqueByRows: the edge upsert reports a unique collision as zero
+	// affected rows (MySQL's ON DUPLICATE KEY UPDATE ... IF) rather than an error.
+	edgeAddUniqueByRows bool
+	// textPayload: bind payloads as strings, so that SQLite stores TEXT, not BLOB.
+	textPayload bool
+	// reserveRun returns SQL that increments the run counter and reports
+	// its new value in one statement (empty: use MySQL's LAST_INSERT_ID).
+	reserveRun string
+	metaUpsert string // (k, v) rows: ON CONFLICT / ON DUPLICATE KEY clause
+}
+
+const (
+	objCols  = "id, timestamp, value, version"
+	edgeCols = "id1, id2, type, timestamp, value, version, ukey"
+	getObj   = "SELECT version, timestamp, value FROM objects WHERE id = ?"
+	getEdge  = "SELECT version, timestamp, value FROM edges WHERE id1 = ? AND type = ? AND id2 = ?"
+	verObj   = "SELECT version FROM objects WHERE id = ?"
+	verEdge  = "SELECT version FROM edges WHERE id1 = ? AND type = ? AND id2 = ?"
+	listCols = "SELECT id2, timestamp, version, value FROM edges WHERE id1 = ? AND type = ?"
+)
+
+// common fills the statements every dialect writes alike.
+func common(d *dialect) {
+	d.stmts[sObjGet] = getObj
+	d.stmts[sEdgeGet] = getEdge
+	d.stmts[sEdgeRange] = listCols + " ORDER BY timestamp DESC LIMIT ? OFFSET ?"
+	d.stmts[sEdgeCount] = "SELECT COUNT(*) FROM edges WHERE id1 = ? AND type = ?"
+	d.stmts[sEdgeTime] = listCols + " AND timestamp >= ? AND timestamp <= ? ORDER BY timestamp DESC LIMIT ?"
+	d.stmts[sObjUpdate] = "UPDATE objects SET timestamp = ?, value = ?, version = version + 1 WHERE id = ?"
+	d.stmts[sObjDelete] = "DELETE FROM objects WHERE id = ?"
+	d.stmts[sEdgeUpdate] = "UPDATE edges SET timestamp = ?, value = ?, version = version + 1 WHERE id1 = ? AND type = ? AND id2 = ?"
+	d.stmts[sEdgeDelete] = "DELETE FROM edges WHERE id1 = ? AND type = ? AND id2 = ?"
+}
+
+// upserts are PostgreSQL's and SQLite's insert-or-overwrite: the primary key
+// is the arbiter, so a collision on edges_ukey (a second edge of a unique
+// type) remains an error the store classifies as a unique violation.
+func upserts(d *dialect) {
+	d.stmts[sObjAdd] = "INSERT INTO objects (" + objCols + ") VALUES (?, ?, ?, 1) " +
+		"ON CONFLICT (id) DO UPDATE SET timestamp = excluded.timestamp, value = excluded.value, version = objects.version + 1"
+	d.stmts[sEdgeAdd] = "INSERT INTO edges (" + edgeCols + ") VALUES (?, ?, ?, ?, ?, 1, ?) " +
+		"ON CONFLICT (id1, type, id2) DO UPDATE SET timestamp = excluded.timestamp, value = excluded.value, version = edges.version + 1"
+	d.metaUpsert = " ON CONFLICT (k) DO UPDATE SET v = excluded.v"
+}
+
+func postgresDialect() *dialect {
+	d := &dialect{name: "postgres"}
+	common(d)
+	upserts(d)
+	// FOR SHARE makes a concurrent change of a checked row a serialization
+	// failure under REPEATABLE READ instead of a silently stale check.
+	d.stmts[sObjCheck] = verObj + " FOR SHARE"
+	d.stmts[sEdgeCheck] = verEdge + " FOR SHARE"
+	for i, s := range d.stmts {
+		d.stmts[i] = dollars(s)
+	}
+	d.schema = []string{
+		"CREATE TABLE IF NOT EXISTS objects (id BIGINT NOT NULL, timestamp BIGINT NOT NULL, value VARCHAR(150) NOT NULL, " +
+			"version BIGINT NOT NULL, CONSTRAINT objects_pkey PRIMARY KEY (id))",
+		"CREATE TABLE IF NOT EXISTS edges (id1 BIGINT NOT NULL, id2 BIGINT NOT NULL, type BIGINT NOT NULL, timestamp BIGINT NOT NULL, " +
+			"value VARCHAR(150) NOT NULL, version BIGINT NOT NULL, ukey BIGINT NOT NULL, CONSTRAINT edges_pkey PRIMARY KEY (id1, type, id2))",
+		"CREATE UNIQUE INDEX IF NOT EXISTS edges_ukey ON edges (id1, type, ukey)",
+		"CREATE INDEX IF NOT EXISTS edges_time ON edges (id1, type, timestamp)",
+		"CREATE TABLE IF NOT EXISTS taobench_meta (k VARCHAR(191) NOT NULL PRIMARY KEY, v TEXT NOT NULL)",
+		"CREATE TABLE IF NOT EXISTS taobench_counter (name VARCHAR(64) NOT NULL PRIMARY KEY, n BIGINT NOT NULL)",
+		"INSERT INTO taobench_counter (name, n) VALUES ('run', 0) ON CONFLICT DO NOTHING",
+	}
+	d.dropForLoad = []string{
+		"ALTER TABLE objects DROP CONSTRAINT objects_pkey",
+		"ALTER TABLE edges DROP CONSTRAINT edges_pkey",
+		"DROP INDEX edges_ukey",
+		"DROP INDEX edges_time",
+	}
+	// Unique indexes first, then cheap ALTERs that adopt them as primary
+	// keys: CREATE INDEX takes a SHARE lock, so the builds run in parallel,
+	// where ADD PRIMARY KEY would lock the table exclusively.
+	d.buildAfterLoad = []string{
+		"CREATE UNIQUE INDEX objects_pkey ON objects (id)",
+		"CREATE UNIQUE INDEX edges_pkey ON edges (id1, type, id2)",
+		"CREATE UNIQUE INDEX edges_ukey ON edges (id1, type, ukey)",
+		"CREATE INDEX edges_time ON edges (id1, type, timestamp)",
+		"ALTER TABLE objects ADD CONSTRAINT objects_pkey PRIMARY KEY USING INDEX objects_pkey",
+		"ALTER TABLE edges ADD CONSTRAINT edges_pkey PRIMARY KEY USING INDEX edges_pkey",
+	}
+	d.analyze = []string{"ANALYZE objects", "ANALYZE edges"}
+	d.insertIgnore = "INSERT INTO "
+	d.ignoreSuffix = " ON CONFLICT DO NOTHING"
+	d.reserveRun = "UPDATE taobench_counter SET n = n + 1 WHERE name = 'run' RETURNING n"
+	return d
+}
+
+func sqliteDialect() *dialect {
+	d := &dialect{name: "sqlite", textPayload: true}
+	common(d)
+	upserts(d)
+	// One writer connection serializes write transactions: no locking reads needed.
+	d.stmts[sObjCheck] = verObj
+	d.stmts[sEdgeCheck] = verEdge
+	d.schema = []string{
+		// INTEGER PRIMARY KEY is SQLite's rowid: the table is the index.
+		"CREATE TABLE IF NOT EXISTS objects (id INTEGER NOT NULL PRIMARY KEY, timestamp BIGINT NOT NULL, value VARCHAR(150) NOT NULL, " +
+			"version BIGINT NOT NULL)",
+		// WITHOUT ROWID clusters edges by their key, as InnoDB does.
+		"CREATE TABLE IF NOT EXISTS edges (id1 BIGINT NOT NULL, id2 BIGINT NOT NULL, type BIGINT NOT NULL, timestamp BIGINT NOT NULL, " +
+			"value VARCHAR(150) NOT NULL, version BIGINT NOT NULL, ukey BIGINT NOT NULL, PRIMARY KEY (id1, type, id2)) WITHOUT ROWID",
+		"CREATE UNIQUE INDEX IF NOT EXISTS edges_ukey ON edges (id1, type, ukey)",
+		"CREATE INDEX IF NOT EXISTS edges_time ON edges (id1, type, timestamp)",
+		"CREATE TABLE IF NOT EXISTS taobench_meta (k VARCHAR(191) NOT NULL PRIMARY KEY, v TEXT NOT NULL)",
+		"CREATE TABLE IF NOT EXISTS taobench_counter (name VARCHAR(64) NOT NULL PRIMARY KEY, n BIGINT NOT NULL)",
+		"INSERT INTO taobench_counter (name, n) VALUES ('run', 0) ON CONFLICT DO NOTHING",
+	}
+	d.dropForLoad = []string{"DROP INDEX IF EXISTS edges_ukey", "DROP INDEX IF EXISTS edges_time"}
+	d.buildAfterLoad = []string{d.schema[2], d.schema[3]}
+	d.analyze = []string{"ANALYZE"}
+	d.insertIgnore = "INSERT OR IGNORE INTO "
+	d.reserveRun = "UPDATE taobench_counter SET n = n + 1 WHERE name = 'run' RETURNING n"
+	return d
+}
+
+func mysqlDialect() *dialect {
+	d := &dialect{name: "mysql", edgeAddUniqueByRows: true}
+	common(d)
+	// FOR UPDATE rather than LOCK IN SHARE MODE: TiDB rejects the latter
+	// unless noop functions are enabled.
+	d.stmts[sObjCheck] = verObj + " FOR UPDATE"
+	d.stmts[sEdgeCheck] = verEdge + " FOR UPDATE"
+	d.stmts[sObjAdd] = "INSERT INTO objects (" + objCols + ") VALUES (?, ?, ?, 1) " +
+		"ON DUPLICATE KEY UPDATE timestamp = VALUES(timestamp), value = VALUES(value), version = version + 1"
+	// ON DUPLICATE KEY UPDATE fires on any unique key. The IFs overwrite only
+	// the same (id1, type, id2); when the colliding row is another edge of a
+	// unique type (edges_ukey), nothing changes and MySQL reports 0 affected
+	// rows (1: inserted, 2: updated) — no error text to parse. Assignments
+	// read id2, which none of them changes.
+	same := "IF(id2 = VALUES(id2), "
+	d.stmts[sEdgeAdd] = "INSERT INTO edges (" + edgeCols + ") VALUES (?, ?, ?, ?, ?, 1, ?) ON DUPLICATE KEY UPDATE " +
+		"timestamp = " + same + "VALUES(timestamp), timestamp), value = " + same + "VALUES(value), value), " +
+		"version = " + same + "version + 1, version)"
+	d.schema = []string{
+		"CREATE TABLE IF NOT EXISTS objects (id BIGINT NOT NULL, timestamp BIGINT NOT NULL, value VARCHAR(150) NOT NULL, " +
+			"version BIGINT NOT NULL, PRIMARY KEY (id))",
+		"CREATE TABLE IF NOT EXISTS edges (id1 BIGINT NOT NULL, id2 BIGINT NOT NULL, type BIGINT NOT NULL, timestamp BIGINT NOT NULL, " +
+			"value VARCHAR(150) NOT NULL, version BIGINT NOT NULL, ukey BIGINT NOT NULL, PRIMARY KEY (id1, type, id2), " +
+			"UNIQUE KEY edges_ukey (id1, type, ukey), KEY edges_time (id1, type, timestamp))",
+		"CREATE TABLE IF NOT EXISTS taobench_meta (k VARCHAR(191) NOT NULL PRIMARY KEY, v TEXT NOT NULL)",
+		"CREATE TABLE IF NOT EXISTS taobench_counter (name VARCHAR(64) NOT NULL PRIMARY KEY, n BIGINT NOT NULL)",
+		"INSERT IGNORE INTO taobench_counter (name, n) VALUES ('run', 0)",
+	}
+	d.dropForLoad = []string{"ALTER TABLE edges DROP INDEX edges_ukey, DROP INDEX edges_time"}
+	d.buildAfterLoad = []string{"ALTER TABLE edges ADD UNIQUE KEY edges_ukey (id1, type, ukey), ADD KEY edges_time (id1, type, timestamp)"}
+	d.analyze = []string{"ANALYZE TABLE objects, edges"}
+	d.insertIgnore = "INSERT IGNORE INTO "
+	d.metaUpsert = " ON DUPLICATE KEY UPDATE v = VALUES(v)"
+	return d
+}
+
+// dollars turns ? placeholders into PostgreSQL's $1, $2, ...
+func dollars(s string) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// placeholders writes the VALUES tuples of a multi-row insert of rows rows
+// of cols columns, numbered from 1 when dollar is set.
+func placeholders(b *strings.Builder, rows, cols int, dollar bool) {
+	n := 0
+	for r := range rows {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := range cols {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			n++
+			if dollar {
+				b.WriteString("$" + strconv.Itoa(n))
+			} else {
+				b.WriteByte('?')
+			}
+		}
+		b.WriteByte(')')
+	}
+}
+
+// multiInsert is the text of a multi-row insert into table that skips
+// rows whose keys exist.
+func (d *dialect) multiInsert(table, cols string, ncols, rows int) string {
+	var b strings.Builder
+	b.WriteString(d.insertIgnore + table + " (" + cols + ") VALUES ")
+	placeholders(&b, rows, ncols, d.name == "postgres")
+	b.WriteString(d.ignoreSuffix)
+	return b.String()
+}
+
+// metaInsert is the text of an upsert of n taobench_meta rows.
+func (d *dialect) metaInsert(n int) string {
+	var b strings.Builder
+	b.WriteString("INSERT INTO taobench_meta (k, v) VALUES ")
+	placeholders(&b, n, 2, d.name == "postgres")
+	b.WriteString(d.metaUpsert)
+	return b.String()
+}
+
+// ukey is the edges.ukey column of an edge: 0 for a unique type, so that
+// UNIQUE (id1, type, ukey) admits one such edge per (id1, type), and id2
+// otherwise, where the index then says no more than the primary key.
+func ukey(t tao.EdgeType, id2 int64) int64 {
+	if t.IsUnique() {
+		return 0
+	}
+	return id2
+}
+
+// typeList renders the edge types for which keep is true as "1, 4".
+func typeList(keep func(tao.EdgeType) bool) string {
+	var s []string
+	for t := tao.EdgeType(1); t <= tao.MaxEdgeType; t++ {
+		if keep(t) {
+			s = append(s, strconv.FormatInt(int64(t), 10))
+		}
+	}
+	return strings.Join(s, ", ")
+}
+
+// inverseCase renders the inverse type of column col as a CASE expression.
+func inverseCase(col string) string {
+	var b strings.Builder
+	b.WriteString("CASE " + col)
+	for t := tao.EdgeType(1); t <= tao.MaxEdgeType; t++ {
+		if inv, ok := t.Inverse(); ok {
+			fmt.Fprintf(&b, " WHEN %d THEN %d", t, inv)
+		}
+	}
+	b.WriteString(" END")
+	return b.String()
+}

@@ -1,0 +1,106 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/taobench/taobench/store"
+)
+
+// mysqlConfig converts mysql://user:pass@host:port/db?params into the
+// driver's configuration. Parameters pass through as the driver reads them
+// from a DSN (tls, timeout, ... and server variables); the credentials are
+// set directly, so a password may hold any character.
+func mysqlConfig(u *url.URL) (*mysql.Config, error) {
+	if u.Opaque != "" {
+		return nil, errors.New("not a URL with an address: use mysql://user:password@host:3306/database")
+	}
+	db := strings.TrimPrefix(u.Path, "/")
+	if db == "" || strings.Contains(db, "/") {
+		return nil, errors.New("no database name: use mysql://user:password@host:3306/database")
+	}
+	cfg, err := mysql.ParseDSN("/?" + u.RawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("parameters: %w", err)
+	}
+	host, port := u.Hostname(), u.Port()
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if port == "" {
+		port = "3306"
+	}
+	cfg.Net, cfg.Addr, cfg.DBName = "tcp", net.JoinHostPort(host, port), db
+	cfg.User = u.User.Username()
+	cfg.Passwd, _ = u.User.Password()
+	if cfg.Params == nil {
+		cfg.Params = map[string]string{}
+	}
+	// A short lock wait turns a write blocked behind another into a
+	// conflict quickly (1205) instead of stalling a client for 50 s.
+	if _, set := cfg.Params["innodb_lock_wait_timeout"]; !set {
+		cfg.Params["innodb_lock_wait_timeout"] = "1"
+	}
+	// The unique-edge detection counts changed rows, not matched rows.
+	cfg.ClientFoundRows = false
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	cfg.Logger = &mysql.NopLogger{} // errors are returned, not logged
+	return cfg, nil
+}
+
+// openMySQL opens a database/sql pool for a mysql:// URL (MySQL, MariaDB,
+// TiDB, PlanetScale).
+func openMySQL(ctx context.Context, u *url.URL, raw string, opts store.Options) (store.Store, error) {
+	name := store.Redact(raw)
+	pw, _ := u.User.Password()
+	cfg, err := mysqlConfig(u)
+	if err != nil {
+		return nil, fmt.Errorf("database URL %q: %s", name, scrub(err.Error(), pw))
+	}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("database URL %q: %s", name, scrub(err.Error(), pw))
+	}
+	pool := sql.OpenDB(conn)
+	pool.SetMaxOpenConns(opts.Clients + 4)
+	pool.SetMaxIdleConns(opts.Clients + 4)
+	pctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	if err := pool.PingContext(pctx); err != nil {
+		pool.Close()
+		host, port, _ := net.SplitHostPort(cfg.Addr)
+		p, _ := strconv.Atoi(port)
+		return nil, connectError(name, err, pw, host, uint16(p), cfg.DBName, cfg.User, "MySQL")
+	}
+	b := newSQLBackend(mysqlDialect(), pool, pool, classifyMySQL)
+	return &DB{d: b.d, b: b, name: name}, nil
+}
+
+// MySQL error numbers (https://dev.mysql.com/doc/mysql-errors/8.0/en/server-error-reference.html);
+// 9007 is TiDB's write conflict.
+func classifyMySQL(err error) errClass {
+	var e *mysql.MySQLError
+	if !errors.As(err, &e) {
+		return errOther
+	}
+	switch e.Number {
+	case 1213, 1205, 3572, 9007: // deadlock, lock wait timeout, NOWAIT lock, TiDB write conflict
+		return errConflict
+	case 1062: // duplicate entry
+		return errUnique
+	case 3024, 1317, 1969: // max_execution_time exceeded, query interrupted, MariaDB max_statement_time
+		return errTimeout
+	}
+	return errOther
+}

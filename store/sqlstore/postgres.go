@@ -1,0 +1,299 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
+)
+
+// openPostgres opens a pgx pool for a postgres:// or postgresql:// URL.
+// pgx reads TLS (sslmode, sslrootcert, ...) and pool (pool_max_conns, ...)
+// parameters from the URL itself.
+func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Options) (store.Store, error) {
+	name := store.Redact(raw)
+	pw, _ := u.User.Password()
+	cfg, err := pgxpool.ParseConfig(raw)
+	if err != nil {
+		return nil, fmt.Errorf("database URL %q: %s", name, scrub(err.Error(), pw))
+	}
+	if !u.Query().Has("pool_max_conns") {
+		cfg.MaxConns = int32(opts.Clients + 4)
+	}
+	// Every transaction, single statements included, runs at REPEATABLE
+	// READ unless the URL says otherwise: concurrent writers of one row get
+	// a serialization failure (a conflict) instead of waiting and writing
+	// over each other.
+	if _, set := cfg.ConnConfig.RuntimeParams["default_transaction_isolation"]; !set {
+		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "repeatable read"
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", name, scrub(err.Error(), pw))
+	}
+	pctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	if err := pool.Ping(pctx); err != nil {
+		pool.Close()
+		return nil, connectError(name, err, pw, cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database, cfg.ConnConfig.User, "postgres")
+	}
+	b := &pgBackend{d: postgresDialect(), pool: pool}
+	b.autoQ = pgQ{d: b.d, r: pool}
+	return &DB{d: b.d, b: b, name: name}, nil
+}
+
+// pgBackend runs the store over a pgx pool. pgx prepares and caches every
+// statement per connection, so the hot path sends only Bind/Execute.
+type pgBackend struct {
+	d     *dialect
+	pool  *pgxpool.Pool
+	autoQ pgQ
+}
+
+func (b *pgBackend) auto() querier { return &b.autoQ }
+func (b *pgBackend) close()        { b.pool.Close() }
+func (b *pgBackend) reset()        { b.pool.Reset() }
+
+func (b *pgBackend) loading(context.Context, bool) error { return nil }
+
+func (b *pgBackend) begin(ctx context.Context, readOnly bool) (txn, error) {
+	var opts pgx.TxOptions
+	if readOnly {
+		opts.AccessMode = pgx.ReadOnly
+	}
+	tx, err := b.pool.BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &pgTx{pgQ: pgQ{d: b.d, r: tx}, tx: tx}, nil
+}
+
+// PostgreSQL error codes (https://www.postgresql.org/docs/current/errcodes-appendix.html);
+// CockroachDB and YugabyteDB use the same.
+func (b *pgBackend) classify(err error) errClass {
+	var e *pgconn.PgError
+	if !errors.As(err, &e) {
+		return errOther
+	}
+	switch e.Code {
+	case "40001", "40P01", "55P03": // serialization_failure, deadlock_detected, lock_not_available
+		return errConflict
+	case "23505": // unique_violation
+		return errUnique
+	case "57014": // query_canceled (statement_timeout)
+		return errTimeout
+	}
+	return errOther
+}
+
+// buildIndexes builds the indexes in parallel, each on its own connection,
+// then runs the ALTERs that adopt them as primary keys.
+func (b *pgBackend) buildIndexes(ctx context.Context, stmts []string) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(stmts))
+	for i, s := range stmts {
+		if strings.HasPrefix(s, "ALTER") {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = b.pool.AcquireFunc(ctx, func(c *pgxpool.Conn) error {
+				if _, err := c.Exec(ctx, "SET maintenance_work_mem = '256MB'"); err != nil {
+					return err
+				}
+				_, err := c.Exec(ctx, s)
+				_, _ = c.Exec(ctx, "RESET maintenance_work_mem")
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	for i, s := range stmts {
+		if errs[i] == nil && strings.HasPrefix(s, "ALTER") {
+			_, errs[i] = b.pool.Exec(ctx, s)
+		}
+		if errs[i] != nil {
+			return fmt.Errorf("%s: %w", s, errs[i])
+		}
+	}
+	return nil
+}
+
+// pgRunner is what a pool and a transaction have in common.
+type pgRunner interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+type pgQ struct {
+	d *dialect
+	r pgRunner
+}
+
+func (q *pgQ) first(ctx context.Context, s stmt, args ...any) (int64, bool, error) {
+	rows, err := q.r.Query(ctx, q.d.stmts[s], args...)
+	if err != nil {
+		return 0, false, err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		return 0, false, rows.Err()
+	}
+	var v int64
+	if s.cols() == 1 {
+		err = rows.Scan(&v)
+	} else {
+		err = rows.Scan(&v, nil, nil) // nil skips a column
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	rows.Close()
+	return v, true, rows.Err()
+}
+
+func (q *pgQ) count(ctx context.Context, s stmt, args ...any) (int, error) {
+	rows, err := q.r.Query(ctx, q.d.stmts[s], args...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	return n, rows.Err()
+}
+
+func (q *pgQ) exec(ctx context.Context, s stmt, args ...any) (int64, error) {
+	return q.execSQL(ctx, q.d.stmts[s], args...)
+}
+
+func (q *pgQ) execSQL(ctx context.Context, sql string, args ...any) (int64, error) {
+	tag, err := q.r.Exec(ctx, sql, args...)
+	return tag.RowsAffected(), err
+}
+
+func (q *pgQ) query(ctx context.Context, sql string, args []any, row func(func(...any) error) error) error {
+	rows, err := q.r.Query(ctx, sql, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows.Scan); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+type pgTx struct {
+	pgQ
+	tx pgx.Tx
+}
+
+func (t *pgTx) commit(ctx context.Context) error { return t.tx.Commit(ctx) }
+
+// rollback ignores the request's context, which may be what ended it.
+func (t *pgTx) rollback() { _ = t.tx.Rollback(context.Background()) }
+
+// newLoader holds one connection for the loader's life. Into empty tables
+// without indexes (fast) it streams rows with COPY; otherwise it inserts in
+// multi-row statements that skip existing keys.
+func (b *pgBackend) newLoader(ctx context.Context, db *DB, fast bool) (store.Loader, error) {
+	c, err := b.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &pgLoader{db: db, conn: c, fast: fast}, nil
+}
+
+type pgLoader struct {
+	db   *DB
+	conn *pgxpool.Conn
+	fast bool
+	args []any
+}
+
+func (l *pgLoader) Load(ctx context.Context, objs []tao.Object, edges []tao.Edge) error {
+	if l.fast {
+		if len(objs) > 0 {
+			if _, err := l.conn.CopyFrom(ctx, pgx.Identifier{"objects"}, strings.Split(objCols, ", "), &copyRows{n: len(objs), row: func(i int, v []any) []any {
+				return l.db.objectArgs(v, objs[i:i+1])
+			}}); err != nil {
+				return fmt.Errorf("copying %d objects: %w", len(objs), err)
+			}
+		}
+		if len(edges) > 0 {
+			if _, err := l.conn.CopyFrom(ctx, pgx.Identifier{"edges"}, strings.Split(edgeCols, ", "), &copyRows{n: len(edges), row: func(i int, v []any) []any {
+				return l.db.edgeArgs(v, edges[i:i+1])
+			}}); err != nil {
+				return fmt.Errorf("copying %d edges: %w", len(edges), err)
+			}
+		}
+		return nil
+	}
+	var err error
+	for range 10 { // deadlocks between loaders are retried
+		if err = l.insert(ctx, objs, edges); err == nil || l.db.b.classify(err) != errConflict || ctx.Err() != nil {
+			break
+		}
+	}
+	return err
+}
+
+func (l *pgLoader) insert(ctx context.Context, objs []tao.Object, edges []tao.Edge) error {
+	tx, err := l.conn.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.Background())
+	for len(objs) > 0 {
+		n := min(len(objs), loadBatch)
+		l.args = l.db.objectArgs(l.args[:0], objs[:n])
+		if _, err := tx.Exec(ctx, l.db.d.multiInsert("objects", objCols, numObjCols, n), l.args...); err != nil {
+			return fmt.Errorf("inserting %d objects: %w", n, err)
+		}
+		objs = objs[n:]
+	}
+	for len(edges) > 0 {
+		n := min(len(edges), loadBatch)
+		l.args = l.db.edgeArgs(l.args[:0], edges[:n])
+		if _, err := tx.Exec(ctx, l.db.d.multiInsert("edges", edgeCols, numEdgeCols, n), l.args...); err != nil {
+			return fmt.Errorf("inserting %d edges: %w", n, err)
+		}
+		edges = edges[n:]
+	}
+	return tx.Commit(ctx)
+}
+
+func (l *pgLoader) Close() error {
+	l.conn.Release()
+	return nil
+}
+
+// copyRows is a pgx.CopyFromSource over n rows; row appends row i's values
+// to a reused slice, which pgx encodes before asking for the next.
+type copyRows struct {
+	n, i int
+	row  func(i int, v []any) []any
+	vals []any
+}
+
+func (r *copyRows) Next() bool { r.i++; return r.i <= r.n }
+func (r *copyRows) Values() ([]any, error) {
+	r.vals = r.row(r.i-1, r.vals[:0])
+	return r.vals, nil
+}
+func (r *copyRows) Err() error { return nil }

@@ -1,0 +1,566 @@
+// Package sqlstore is taobench's store for SQL databases: SQLite (embedded,
+// the default), PostgreSQL and its kin (CockroachDB, YugabyteDB) through
+// pgx's native pool, and MySQL and its kin (MariaDB, TiDB) through
+// database/sql. One mapping of TAO requests to SQL serves all three; a
+// dialect holds the few statements that differ.
+//
+// It registers the schemes sqlite, postgres, postgresql and mysql with
+// store.Default. docs/databases.md describes the schema, the isolation
+// levels and what differs per database.
+//
+// Execution: a single read runs as one statement; a single write without
+// checks that touches one row runs as one autocommit statement; anything
+// else (read transactions, checks, bidirectional edges, write transactions)
+// runs in one transaction. Inside a write, a NotFound update or delete, a
+// unique violation or a failed check ends the request with that outcome and
+// rolls back, so a write transaction is all or nothing.
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
+)
+
+func init() {
+	store.Default.Register("sqlite", openSQLite)
+	store.Default.Register("postgres", openPostgres)
+	store.Default.Register("postgresql", openPostgres)
+	store.Default.Register("mysql", openMySQL)
+}
+
+// querier runs statements on a connection pool (autocommit) or inside a
+// transaction. pgx and database/sql each implement it.
+type querier interface {
+	// first returns the first column of the first row as an int64 and
+	// whether there was a row.
+	first(ctx context.Context, s stmt, args ...any) (int64, bool, error)
+	// count returns how many rows the statement returned.
+	count(ctx context.Context, s stmt, args ...any) (int, error)
+	// exec returns the rows affected.
+	exec(ctx context.Context, s stmt, args ...any) (int64, error)
+	// execSQL and query run statements given by their text (setup, load, admin).
+	execSQL(ctx context.Context, sql string, args ...any) (int64, error)
+	query(ctx context.Context, sql string, args []any, row func(scan func(dest ...any) error) error) error
+}
+
+// txn is a querier inside a transaction.
+type txn interface {
+	querier
+	commit(ctx context.Context) error
+	rollback()
+}
+
+// errClass is what a server error means for a request's outcome.
+type errClass uint8
+
+const (
+	errOther    errClass = iota
+	errConflict          // serialization failure, deadlock, lock timeout, busy
+	errUnique            // a unique index refused a row
+	errTimeout           // the server cancelled the statement for taking too long
+)
+
+// backend is one driver family's connection handling.
+type backend interface {
+	auto() querier
+	begin(ctx context.Context, readOnly bool) (txn, error)
+	classify(err error) errClass
+	// newLoader returns a loader; fast means the tables had no indexes.
+	newLoader(ctx context.Context, db *DB, fast bool) (store.Loader, error)
+	// buildIndexes runs dialect.buildAfterLoad.
+	buildIndexes(ctx context.Context, stmts []string) error
+	// loading switches session settings for a bulk load on or off.
+	loading(ctx context.Context, on bool) error
+	// reset forgets prepared statements after the schema changed.
+	reset()
+	close()
+}
+
+// DB is a store.Database over one SQL database.
+type DB struct {
+	d    *dialect
+	b    backend
+	name string // the redacted URL, for messages
+	fast atomic.Bool
+}
+
+var _ store.Database = (*DB)(nil)
+
+// Close releases the connections.
+func (db *DB) Close() error {
+	db.b.close()
+	return nil
+}
+
+// Schema returns the DDL statements Setup runs.
+func (db *DB) Schema() []string { return append([]string(nil), db.d.schema...) }
+
+// Setup creates the tables where absent; with drop it first drops them.
+func (db *DB) Setup(ctx context.Context, drop bool) error {
+	q := db.b.auto()
+	if drop {
+		for _, t := range []string{"edges", "objects", "taobench_meta", "taobench_counter"} {
+			if _, err := q.execSQL(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+				return fmt.Errorf("%s: dropping table %s: %w", db.name, t, err)
+			}
+		}
+	}
+	for _, s := range db.d.schema {
+		if _, err := q.execSQL(ctx, s); err != nil {
+			return fmt.Errorf("%s: creating the schema: %w (statement: %s)", db.name, err, s)
+		}
+	}
+	if drop {
+		db.b.reset()
+	}
+	return nil
+}
+
+// Meta returns the recorded description of the loaded graph.
+func (db *DB) Meta(ctx context.Context) (map[string]string, error) {
+	m := map[string]string{}
+	err := db.b.auto().query(ctx, "SELECT k, v FROM taobench_meta", nil, func(scan func(...any) error) error {
+		var k, v string
+		if err := scan(&k, &v); err != nil {
+			return err
+		}
+		m[k] = v
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading taobench_meta: %w (run setup first)", db.name, err)
+	}
+	return m, nil
+}
+
+// SetMeta records kv in one statement, so a reader sees all of it or none.
+func (db *DB) SetMeta(ctx context.Context, kv map[string]string) error {
+	if len(kv) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 2*len(kv))
+	for k, v := range kv {
+		args = append(args, k, v)
+	}
+	if _, err := db.b.auto().execSQL(ctx, db.d.metaInsert(len(kv)), args...); err != nil {
+		return fmt.Errorf("%s: writing taobench_meta: %w", db.name, err)
+	}
+	return nil
+}
+
+// ReserveRun increments the run counter atomically, retrying conflicts with
+// other processes reserving at the same moment.
+func (db *DB) ReserveRun(ctx context.Context) (int64, error) {
+	var err error
+	for range 20 {
+		var n int64
+		n, err = db.reserveOnce(ctx)
+		if err == nil {
+			return n, nil
+		}
+		if db.b.classify(err) != errConflict || ctx.Err() != nil {
+			break
+		}
+	}
+	return 0, fmt.Errorf("%s: reserving a run number: %w", db.name, err)
+}
+
+func (db *DB) reserveOnce(ctx context.Context) (int64, error) {
+	tx, err := db.b.begin(ctx, false)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.rollback()
+	var n int64
+	found := false
+	scan := func(scan func(...any) error) error { found = true; return scan(&n) }
+	if db.d.reserveRun != "" {
+		err = tx.query(ctx, db.d.reserveRun, nil, scan)
+	} else {
+		// MySQL: LAST_INSERT_ID(expr) remembers expr for this connection.
+		if _, err = tx.execSQL(ctx, "UPDATE taobench_counter SET n = LAST_INSERT_ID(n + 1) WHERE name = 'run'"); err == nil {
+			err = tx.query(ctx, "SELECT LAST_INSERT_ID()", nil, scan)
+		}
+	}
+	if err == nil && !found {
+		err = errors.New("taobench_counter has no 'run' row (run setup first)")
+	}
+	if err != nil {
+		return 0, err
+	}
+	return n, tx.commit(ctx)
+}
+
+// Exec executes one request; see the package documentation.
+func (db *DB) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
+	if len(res.Ops) != len(req.Ops) {
+		res.Reset(len(req.Ops))
+	}
+	if len(req.Ops) == 0 {
+		return
+	}
+	readOnly := true
+	for i := range req.Ops {
+		if !req.Ops[i].Kind.IsRead() {
+			readOnly = false
+		}
+	}
+	if len(req.Ops) == 1 && (readOnly || len(req.Checks) == 0 && db.oneStatement(&req.Ops[0])) {
+		op := &req.Ops[0]
+		out, err := db.op(ctx, db.b.auto(), op, &res.Ops[0])
+		db.finish(ctx, res, out, err, op.Kind.IsEdge())
+		return
+	}
+	tx, err := db.b.begin(ctx, readOnly)
+	if err != nil {
+		db.finish(ctx, res, tao.OK, err, req.Ops[0].Kind.IsEdge())
+		return
+	}
+	if !readOnly {
+		for i := range req.Checks {
+			c := &req.Checks[i]
+			ok, err := db.check(ctx, tx, c)
+			if err != nil || !ok {
+				tx.rollback()
+				db.finish(ctx, res, tao.PreconditionFailed, err, c.Key.Edge)
+				return
+			}
+		}
+	}
+	for i := range req.Ops {
+		op := &req.Ops[i]
+		out, err := db.op(ctx, tx, op, &res.Ops[i])
+		if err != nil || (out != tao.OK && !op.Kind.IsRead()) {
+			tx.rollback()
+			db.finish(ctx, res, out, err, op.Kind.IsEdge())
+			return
+		}
+	}
+	if err := tx.commit(ctx); err != nil {
+		tx.rollback()
+		db.finish(ctx, res, tao.OK, err, req.Ops[0].Kind.IsEdge())
+	}
+}
+
+// oneStatement reports whether a write is a single statement, which then
+// needs no explicit transaction.
+func (db *DB) oneStatement(op *tao.Op) bool {
+	if !op.Kind.IsEdge() {
+		return true
+	}
+	_, inverse := op.Type.Inverse()
+	return !inverse
+}
+
+// finish sets res.Outcome from a request's outcome or error; edge tells
+// which statement kind hit err.
+func (db *DB) finish(ctx context.Context, res *tao.Result, out tao.Outcome, err error, edge bool) {
+	if err == nil {
+		res.Outcome = out
+		return
+	}
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		res.Outcome, res.Err = tao.Timeout, err
+		return
+	}
+	switch db.b.classify(err) {
+	case errConflict:
+		res.Outcome = tao.ConflictObject
+		if edge {
+			res.Outcome = tao.ConflictAssociation
+		}
+		return
+	case errUnique:
+		if edge {
+			res.Outcome = tao.UniqueViolation
+			return
+		}
+	case errTimeout:
+		res.Outcome, res.Err = tao.Timeout, err
+		return
+	}
+	res.Outcome, res.Err = tao.Error, err
+}
+
+// check evaluates one precondition inside the write's transaction.
+func (db *DB) check(ctx context.Context, q querier, c *tao.Check) (bool, error) {
+	var v int64
+	var found bool
+	var err error
+	if c.Key.Edge {
+		v, found, err = q.first(ctx, sEdgeCheck, c.Key.ID1, int64(c.Key.Type), c.Key.ID2)
+	} else {
+		v, found, err = q.first(ctx, sObjCheck, c.Key.ID1)
+	}
+	if err != nil || !found {
+		return false, err
+	}
+	return c.Kind != tao.CheckVersion || v == c.Version, nil
+}
+
+// payload is the bind value of a payload.
+func (db *DB) payload(p []byte) any {
+	if p == nil {
+		p = []byte{} // a nil slice binds as NULL; value is NOT NULL
+	}
+	if db.d.textPayload {
+		return string(p)
+	}
+	return p
+}
+
+// op runs one operation. The outcome is OK, NotFound or UniqueViolation
+// when err is nil.
+func (db *DB) op(ctx context.Context, q querier, op *tao.Op, r *tao.OpResult) (tao.Outcome, error) {
+	t := int64(op.Type)
+	switch op.Kind {
+	case tao.ObjRead:
+		v, ok, err := q.first(ctx, sObjGet, op.ID1)
+		return point(r, v, ok, err)
+	case tao.EdgePointRead:
+		v, ok, err := q.first(ctx, sEdgeGet, op.ID1, t, op.ID2)
+		return point(r, v, ok, err)
+	case tao.EdgeRangeRead:
+		n, err := q.count(ctx, sEdgeRange, op.ID1, t, limit(op.Limit), max(op.Offset, 0))
+		r.Rows = n
+		return tao.OK, err
+	case tao.EdgeCountRead:
+		n, _, err := q.first(ctx, sEdgeCount, op.ID1, t)
+		r.Rows = int(n)
+		return tao.OK, err
+	case tao.EdgeTimeRead:
+		n, err := q.count(ctx, sEdgeTime, op.ID1, t, op.Low, op.High, limit(op.Limit))
+		r.Rows = n
+		return tao.OK, err
+	case tao.ObjAdd:
+		_, err := q.exec(ctx, sObjAdd, op.ID1, op.Time, db.payload(op.Payload))
+		return tao.OK, err
+	case tao.ObjUpdate:
+		n, err := q.exec(ctx, sObjUpdate, op.Time, db.payload(op.Payload), op.ID1)
+		return found(r, n, err)
+	case tao.ObjDelete:
+		n, err := q.exec(ctx, sObjDelete, op.ID1)
+		return found(r, n, err)
+	case tao.EdgeAdd:
+		out, err := db.edgeAdd(ctx, q, op.ID1, op.Type, op.ID2, op.Time, op.Payload)
+		if err != nil || out != tao.OK {
+			return out, err
+		}
+		if inv, ok := op.Type.Inverse(); ok {
+			return db.edgeAdd(ctx, q, op.ID2, inv, op.ID1, op.Time, op.Payload)
+		}
+		return tao.OK, nil
+	case tao.EdgeUpdate:
+		n, err := q.exec(ctx, sEdgeUpdate, op.Time, db.payload(op.Payload), op.ID1, t, op.ID2)
+		out, err := found(r, n, err)
+		if err != nil || out != tao.OK {
+			return out, err
+		}
+		if inv, ok := op.Type.Inverse(); ok {
+			// An upsert, so an update also repairs a missing inverse.
+			return db.edgeAdd(ctx, q, op.ID2, inv, op.ID1, op.Time, op.Payload)
+		}
+		return tao.OK, nil
+	case tao.EdgeDelete:
+		n, err := q.exec(ctx, sEdgeDelete, op.ID1, t, op.ID2)
+		out, err := found(r, n, err)
+		if err != nil || out != tao.OK {
+			return out, err
+		}
+		if inv, ok := op.Type.Inverse(); ok {
+			_, err = q.exec(ctx, sEdgeDelete, op.ID2, int64(inv), op.ID1)
+		}
+		return tao.OK, err
+	}
+	return tao.Error, fmt.Errorf("operation kind %v is not one taobench knows", op.Kind)
+}
+
+// edgeAdd inserts or overwrites one edge.
+func (db *DB) edgeAdd(ctx context.Context, q querier, id1 int64, t tao.EdgeType, id2, time int64, p []byte) (tao.Outcome, error) {
+	n, err := q.exec(ctx, sEdgeAdd, id1, id2, int64(t), time, db.payload(p), ukey(t, id2))
+	if err != nil {
+		if db.b.classify(err) == errUnique {
+			return tao.UniqueViolation, nil
+		}
+		return tao.OK, err
+	}
+	if n == 0 && db.d.edgeAddUniqueByRows {
+		return tao.UniqueViolation, nil
+	}
+	return tao.OK, nil
+}
+
+// point fills a point read's result.
+func point(r *tao.OpResult, v int64, ok bool, err error) (tao.Outcome, error) {
+	r.Found, r.Version = ok, v
+	if err == nil && !ok {
+		return tao.NotFound, nil
+	}
+	return tao.OK, err
+}
+
+// found fills an update's or delete's result from the rows it affected.
+func found(r *tao.OpResult, n int64, err error) (tao.Outcome, error) {
+	r.Found = n > 0
+	if err == nil && n == 0 {
+		return tao.NotFound, nil
+	}
+	return tao.OK, err
+}
+
+// DefaultLimit caps list reads that give no limit, as TAO caps them.
+const DefaultLimit = 6000
+
+func limit(n int) int {
+	if n <= 0 {
+		return DefaultLimit
+	}
+	return n
+}
+
+// Check verifies the graph's invariants with a few scans.
+func (db *DB) Check(ctx context.Context) ([]store.Violation, error) {
+	fwd := typeList(func(t tao.EdgeType) bool { _, ok := t.Inverse(); return ok && t.IsForward() })
+	inv := typeList(func(t tao.EdgeType) bool { _, ok := t.Inverse(); return ok && !t.IsForward() })
+	uniq := typeList(tao.EdgeType.IsUnique)
+	missing := func(types string) string {
+		return "FROM edges e WHERE e.type IN (" + types + ") AND NOT EXISTS (SELECT 1 FROM edges i " +
+			"WHERE i.id1 = e.id2 AND i.type = " + inverseCase("e.type") + " AND i.id2 = e.id1)"
+	}
+	dup := "FROM edges WHERE type IN (" + uniq + ") GROUP BY id1, type HAVING COUNT(*) > 1"
+	badKey := "FROM edges WHERE ukey <> CASE WHEN type IN (" + uniq + ") THEN 0 ELSE id2 END"
+	checks := []struct {
+		name, count, example string
+		grouped              bool // the example is id1, type, count
+	}{
+		{"bidirectional edge has its inverse", "SELECT COUNT(*) " + missing(fwd), "SELECT e.id1, e.type, e.id2 " + missing(fwd), false},
+		{"inverse edge has its forward edge", "SELECT COUNT(*) " + missing(inv), "SELECT e.id1, e.type, e.id2 " + missing(inv), false},
+		{"unique type has at most one edge per (id1, type)", "SELECT COUNT(*) FROM (SELECT id1 " + dup + ") d", "SELECT id1, type, COUNT(*) " + dup, true},
+		{"ukey is 0 for unique types and id2 otherwise", "SELECT COUNT(*) " + badKey, "SELECT id1, type, id2 " + badKey, false},
+	}
+	var vs []store.Violation
+	q := db.b.auto()
+	for _, c := range checks {
+		var n int64
+		if err := q.query(ctx, c.count, nil, func(scan func(...any) error) error { return scan(&n) }); err != nil {
+			return nil, fmt.Errorf("%s: checking %q: %w", db.name, c.name, err)
+		}
+		if n == 0 {
+			continue
+		}
+		var a, b, x int64
+		if err := q.query(ctx, c.example+" LIMIT 1", nil, func(scan func(...any) error) error { return scan(&a, &b, &x) }); err != nil {
+			return nil, fmt.Errorf("%s: checking %q: %w", db.name, c.name, err)
+		}
+		ex := "edge (" + strconv.FormatInt(a, 10) + ", " + strconv.FormatInt(b, 10) + ", " + strconv.FormatInt(x, 10) + ")"
+		if c.grouped {
+			ex = fmt.Sprintf("id1 %d has %d edges of unique type %d", a, x, b)
+		}
+		vs = append(vs, store.Violation{Invariant: c.name, Count: n, Example: ex})
+	}
+	return vs, nil
+}
+
+// BeginLoad readies a bulk load: into empty tables it drops the indexes
+// EndLoad rebuilds (where the database allows); otherwise loaders skip rows
+// whose keys exist.
+func (db *DB) BeginLoad(ctx context.Context) error {
+	db.fast.Store(false)
+	if err := db.b.loading(ctx, true); err != nil {
+		return fmt.Errorf("%s: readying the session for a load: %w", db.name, err)
+	}
+	var n int64
+	q := db.b.auto()
+	err := q.query(ctx, "SELECT (SELECT COUNT(*) FROM (SELECT 1 FROM objects LIMIT 1) o) + (SELECT COUNT(*) FROM (SELECT 1 FROM edges LIMIT 1) e)",
+		nil, func(scan func(...any) error) error { return scan(&n) })
+	if err != nil {
+		return fmt.Errorf("%s: is the database empty? %w (run setup first)", db.name, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	// In one transaction where DDL is transactional (PostgreSQL, SQLite);
+	// a database that refuses (CockroachDB and YugabyteDB cannot drop a
+	// primary key) just loads into its indexes.
+	tx, err := db.b.begin(ctx, false)
+	if err != nil {
+		return fmt.Errorf("%s: starting the load: %w", db.name, err)
+	}
+	for _, s := range db.d.dropForLoad {
+		if _, err := tx.execSQL(ctx, s); err != nil {
+			tx.rollback()
+			if db.d.name == "mysql" {
+				// MySQL's DDL commits as it goes: put back what is missing.
+				db.buildMissing(ctx)
+			}
+			return nil
+		}
+	}
+	if err := tx.commit(ctx); err != nil {
+		return nil
+	}
+	db.fast.Store(true)
+	return nil
+}
+
+// buildMissing rebuilds indexes after a failed drop, ignoring the ones that exist.
+func (db *DB) buildMissing(ctx context.Context) {
+	for _, s := range db.d.buildAfterLoad {
+		_, _ = db.b.auto().execSQL(ctx, s)
+	}
+}
+
+// NewLoader returns a loader for one load thread.
+func (db *DB) NewLoader(ctx context.Context) (store.Loader, error) {
+	l, err := db.b.newLoader(ctx, db, db.fast.Load())
+	if err != nil {
+		return nil, fmt.Errorf("%s: opening a loader: %w", db.name, err)
+	}
+	return l, nil
+}
+
+// EndLoad rebuilds what BeginLoad dropped and refreshes the statistics.
+func (db *DB) EndLoad(ctx context.Context) error {
+	if db.fast.Swap(false) {
+		if err := db.b.buildIndexes(ctx, db.d.buildAfterLoad); err != nil {
+			return fmt.Errorf("%s: building indexes after the load: %w (if keys are duplicated, load again with --drop)", db.name, err)
+		}
+	}
+	for _, s := range db.d.analyze {
+		if _, err := db.b.auto().execSQL(ctx, s); err != nil {
+			return fmt.Errorf("%s: %s: %w", db.name, s, err)
+		}
+	}
+	if err := db.b.loading(ctx, false); err != nil {
+		return fmt.Errorf("%s: restoring the session after the load: %w", db.name, err)
+	}
+	return nil
+}
+
+// objectArgs and edgeArgs append the bind values of rows for a multi-row insert.
+func (db *DB) objectArgs(args []any, objs []tao.Object) []any {
+	for i := range objs {
+		o := &objs[i]
+		args = append(args, o.ID, o.Time, db.payload(o.Value), max(o.Version, 1))
+	}
+	return args
+}
+
+func (db *DB) edgeArgs(args []any, edges []tao.Edge) []any {
+	for i := range edges {
+		e := &edges[i]
+		args = append(args, e.ID1, e.ID2, int64(e.Type), e.Time, db.payload(e.Value), max(e.Version, 1), ukey(e.Type, e.ID2))
+	}
+	return args
+}
+
+const (
+	numObjCols  = 4
+	numEdgeCols = 7
+)
