@@ -1,0 +1,109 @@
+// Command taobench benchmarks a database with Meta's social-graph workload.
+// This file holds flags and wiring only; the work is done by the packages.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	_ "github.com/taobench/taobench/store/null"
+	_ "github.com/taobench/taobench/store/sqlstore"
+)
+
+const usage = `taobench: Meta's social-graph workload (TAOBench) against a database.
+
+Usage:
+  taobench run       [--db URL] [--workload W] [--threads N --warmup D --duration D | --experiments FILE] [--out FILE]
+  taobench load      [--db URL] [--workload W] [--edges N] [--load-threads T] [--seed S] [--drop]
+  taobench validate  [--workload W] [--requests N]
+  taobench check     [--db URL]
+  taobench schema    [--db URL]
+  taobench workloads
+
+With no --db, taobench uses an embedded SQLite database at %s.
+Run "taobench COMMAND -h" for a command's flags. Docs: README.md and docs/.
+`
+
+// exitError carries the process exit status: 2 for bad input (flags, files,
+// URLs, an unreachable database), 1 for a failed check or run.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func badInput(format string, args ...any) error {
+	return &exitError{2, fmt.Errorf(format, args...)}
+}
+
+func badInputErr(err error) error { return &exitError{2, err} }
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func realMain(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		// A second Ctrl-C ends the process at once.
+		<-ctx.Done()
+		stop()
+	}()
+
+	if len(args) == 0 {
+		// The newcomer's path: the default run.
+		args = []string{"run"}
+	}
+	env := &env{stdout: stdout, stderr: stderr}
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(ctx, env, args[1:])
+	case "load":
+		err = cmdLoad(ctx, env, args[1:])
+	case "validate":
+		err = cmdValidate(ctx, env, args[1:])
+	case "check":
+		err = cmdCheck(ctx, env, args[1:])
+	case "schema":
+		err = cmdSchema(ctx, env, args[1:])
+	case "workloads":
+		err = cmdWorkloads(env, args[1:])
+	case "-h", "-help", "--help", "help":
+		fmt.Fprintf(stdout, usage, defaultDBPath())
+		return 0
+	default:
+		fmt.Fprintf(stderr, "taobench: unknown command %q\n\n", args[0])
+		fmt.Fprintf(stderr, usage, defaultDBPath())
+		return 2
+	}
+	if err == nil {
+		return 0
+	}
+	if errors.Is(err, errHelp) {
+		return 0
+	}
+	fmt.Fprintln(stderr, "taobench:", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	if errors.Is(err, errInterrupted) {
+		return 130
+	}
+	return 1
+}
+
+// env is where a command writes: results to stdout, progress and status to
+// stderr, so results can be piped while a person watches.
+type env struct {
+	stdout, stderr io.Writer
+}

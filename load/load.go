@@ -1,0 +1,165 @@
+// Package load writes a computed graph into a database with parallel
+// loaders, reporting progress as it goes.
+package load
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
+)
+
+// Progress is what a progress display is told, from one goroutine at a time.
+type Progress struct {
+	Nodes, TotalNodes int64 // nodes written so far, of all
+	Rows              int64 // rows written so far (objects plus edges)
+	Elapsed           time.Duration
+	Done              bool
+}
+
+// Options tune a load.
+type Options struct {
+	Threads   int              // parallel loaders (default 1)
+	BatchRows int              // rows per Load call (default 5000)
+	Every     time.Duration    // how often Report is called (default 1s)
+	Report    func(Progress)   // may be nil
+	Now       func() time.Time // for tests; default time.Now
+}
+
+// Result sums up a finished load.
+type Result struct {
+	Nodes, Rows int64
+	Elapsed     time.Duration
+}
+
+// Load writes every node of g, with its edges, into db: the node space is
+// split into Threads contiguous ranges (contiguous keys suit B-tree primary
+// keys), each written by its own loader in batches. It records g.Meta() in the
+// database only after every row is in, so an interrupted load is never taken
+// for a complete one.
+func Load(ctx context.Context, db store.Database, g *graph.Graph, opt Options) (Result, error) {
+	if opt.Threads < 1 {
+		opt.Threads = 1
+	}
+	if opt.BatchRows < 1 {
+		opt.BatchRows = 5000
+	}
+	if opt.Every <= 0 {
+		opt.Every = time.Second
+	}
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
+	total := g.Nodes()
+	threads := int64(opt.Threads)
+	if threads > total {
+		threads = max(1, total)
+	}
+
+	if err := db.BeginLoad(ctx); err != nil {
+		return Result{}, fmt.Errorf("load: preparing the database: %w", err)
+	}
+
+	var nodes, rows atomic.Int64
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make(chan error, threads)
+	var wg sync.WaitGroup
+	for t := int64(0); t < threads; t++ {
+		lo, hi := total*t/threads, total*(t+1)/threads
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := loadRange(ctx, db, g, lo, hi, opt.BatchRows, &nodes, &rows); err != nil {
+				errs <- err
+				cancel()
+			}
+		}()
+	}
+
+	finished := make(chan struct{})
+	var repWG sync.WaitGroup
+	if opt.Report != nil {
+		repWG.Add(1)
+		go func() {
+			defer repWG.Done()
+			t := time.NewTicker(opt.Every)
+			defer t.Stop()
+			for {
+				select {
+				case <-finished:
+					return
+				case <-t.C:
+					opt.Report(Progress{Nodes: nodes.Load(), TotalNodes: total, Rows: rows.Load(), Elapsed: now().Sub(start)})
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(finished)
+	repWG.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("load interrupted after %d of %d nodes: %w", nodes.Load(), total, err)
+	}
+	if err := db.EndLoad(ctx); err != nil {
+		return Result{}, fmt.Errorf("load: finishing (building indexes): %w", err)
+	}
+	if err := db.SetMeta(ctx, g.Meta()); err != nil {
+		return Result{}, fmt.Errorf("load: recording the graph: %w", err)
+	}
+	res := Result{Nodes: nodes.Load(), Rows: rows.Load(), Elapsed: now().Sub(start)}
+	if opt.Report != nil {
+		opt.Report(Progress{Nodes: res.Nodes, TotalNodes: total, Rows: res.Rows, Elapsed: res.Elapsed, Done: true})
+	}
+	return res, nil
+}
+
+// loadRange writes global nodes [lo, hi) (numbered shard-major).
+func loadRange(ctx context.Context, db store.Database, g *graph.Graph, lo, hi int64, batch int, nodes, rows *atomic.Int64) (err error) {
+	ld, err := db.NewLoader(ctx)
+	if err != nil {
+		return fmt.Errorf("load: opening a loader: %w", err)
+	}
+	defer func() {
+		if cerr := ld.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("load: closing a loader: %w", cerr)
+		}
+	}()
+	per := g.NodesPerShard()
+	var objs []tao.Object
+	var edges []tao.Edge
+	pending := int64(0)
+	flush := func() error {
+		if len(objs)+len(edges) == 0 {
+			return nil
+		}
+		if err := ld.Load(ctx, objs, edges); err != nil {
+			return fmt.Errorf("load: writing %d rows: %w", len(objs)+len(edges), err)
+		}
+		rows.Add(int64(len(objs) + len(edges)))
+		nodes.Add(pending)
+		objs, edges, pending = objs[:0], edges[:0], 0
+		return nil
+	}
+	for n := lo; n < hi; n++ {
+		objs, edges = g.AppendNode(int(n/per), n%per, objs, edges)
+		pending++
+		if len(objs)+len(edges) >= batch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}

@@ -1,0 +1,288 @@
+// Package run owns time: it runs experiments of closed-loop clients against a
+// store, excludes warmup, retries conflicts, backs off on errors and hands the
+// merged measurements to the report package.
+//
+// Each client owns its generator, its request and result buffers and its
+// metrics recorder, so the hot path shares nothing with other clients. Warmup
+// is excluded by each client comparing its request's start time with the
+// experiment's fixed boundaries: no shared flag is flipped and no shared state
+// is reset while clients run.
+package run
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/taobench/taobench/gen"
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/workload"
+)
+
+// MaxClients is the most clients one experiment may run; ids created at run
+// time reserve 12 bits for the client.
+const MaxClients = 4096
+
+// Experiment is one line of an experiments file: threads,warmup,duration.
+type Experiment struct {
+	Threads  int
+	Warmup   time.Duration
+	Duration time.Duration
+}
+
+// Config is what every experiment of a run shares.
+type Config struct {
+	Store    store.Store
+	Workload *workload.Workload
+	Graph    *graph.Graph
+	Run      int64  // run number reserved in the database; part of new ids
+	Seed     uint64 // seeds every client's generator
+
+	// Retries is how often a request that ends in a conflict is tried again;
+	// 0 fails fast. Backoff is capped, jittered and exponential.
+	Retries    int
+	BackoffMin time.Duration
+	BackoffMax time.Duration
+
+	// Drain is how long requests still in flight at the end of the
+	// experiment may take before they are cancelled (and count as timeouts).
+	Drain time.Duration
+
+	// Status receives a status line every StatusEvery (none when nil).
+	Status      io.Writer
+	StatusEvery time.Duration
+}
+
+func (c *Config) defaults() {
+	if c.BackoffMin <= 0 {
+		c.BackoffMin = time.Millisecond
+	}
+	if c.BackoffMax < c.BackoffMin {
+		c.BackoffMax = 200 * time.Millisecond
+	}
+	if c.Drain <= 0 {
+		c.Drain = 10 * time.Second
+	}
+	if c.StatusEvery <= 0 {
+		c.StatusEvery = 10 * time.Second
+	}
+}
+
+// Do runs one experiment. When ctx is cancelled (Ctrl-C) it stops early and
+// still returns what was measured, marked Interrupted.
+func Do(ctx context.Context, cfg Config, e Experiment) (*report.Experiment, error) {
+	cfg.defaults()
+	if e.Threads < 1 || e.Threads > MaxClients {
+		return nil, fmt.Errorf("experiment: %d threads; use 1 to %d", e.Threads, MaxClients)
+	}
+	if e.Warmup < 0 || e.Duration <= 0 {
+		return nil, fmt.Errorf("experiment: warmup %v and duration %v; the warmup may be 0, the duration must be positive", e.Warmup, e.Duration)
+	}
+
+	start := time.Now()
+	b := bounds{measure: start.Add(e.Warmup), end: start.Add(e.Warmup + e.Duration)}
+
+	// Requests still running at the end get Drain to finish; then they are
+	// cancelled so a stalled database cannot hang the run.
+	execCtx, cancel := context.WithDeadline(ctx, b.end.Add(cfg.Drain))
+	defer cancel()
+
+	clients := make([]*client, e.Threads)
+	for i := range clients {
+		clients[i] = &client{
+			gen: gen.New(cfg.Workload, cfg.Graph, i, cfg.Run, cfg.Seed),
+			rec: metrics.NewRecorder(),
+			rng: rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
+		}
+	}
+
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.loop(ctx, execCtx, &cfg, b)
+		}()
+	}
+
+	done := make(chan struct{})
+	var statusWG sync.WaitGroup
+	if cfg.Status != nil {
+		statusWG.Add(1)
+		go func() {
+			defer statusWG.Done()
+			status(done, &cfg, clients, start, b)
+		}()
+	}
+	wg.Wait()
+	close(done)
+	statusWG.Wait()
+
+	finished := time.Now()
+	sum := metrics.NewSummary()
+	for _, c := range clients {
+		sum.Merge(c.rec.Snapshot())
+	}
+	measured := b.end.Sub(b.measure)
+	interrupted := ctx.Err() != nil && finished.Before(b.end)
+	if interrupted {
+		measured = max(0, finished.Sub(b.measure))
+	}
+	return &report.Experiment{
+		Threads:      e.Threads,
+		Warmup:       e.Warmup,
+		Duration:     e.Duration,
+		TotalRuntime: finished.Sub(start),
+		Measured:     measured,
+		Interrupted:  interrupted,
+		Summary:      sum,
+	}, nil
+}
+
+// bounds are the fixed instants of an experiment: requests that start before
+// measure are warmup, requests that would start at or after end are not issued.
+type bounds struct {
+	measure, end time.Time
+}
+
+type client struct {
+	gen *gen.Generator
+	rec *metrics.Recorder
+	rng *rand.Rand // jitter only
+	req tao.Request
+	res tao.Result
+	s   metrics.Sample
+}
+
+// loop is a closed-loop client: it issues the next request when the previous
+// one has finished, until the experiment ends or ctx is cancelled.
+func (c *client) loop(ctx, execCtx context.Context, cfg *Config, b bounds) {
+	errStreak := 0
+	for ctx.Err() == nil {
+		c.gen.Next(&c.req)
+		begin := time.Now()
+		if !begin.Before(b.end) {
+			return
+		}
+		s := &c.s
+		*s = metrics.Sample{Class: c.req.Class, Kind: tao.NumKinds}
+		if len(c.req.Ops) == 1 && (c.req.Class == tao.Read || c.req.Class == tao.Write) {
+			s.Kind = c.req.Ops[0].Kind
+		}
+		for {
+			c.res.Reset(len(c.req.Ops))
+			cfg.Store.Exec(execCtx, &c.req, &c.res)
+			s.Attempts++
+			switch c.res.Outcome {
+			case tao.ConflictObject:
+				s.ObjectConflicts++
+			case tao.ConflictAssociation:
+				s.AssocConflicts++
+			}
+			if !c.res.Outcome.IsConflict() || s.Attempts > cfg.Retries {
+				break
+			}
+			if !c.sleep(ctx, backoff(cfg.BackoffMin, cfg.BackoffMax, s.Attempts, c.rng)) {
+				break
+			}
+		}
+		s.Latency = time.Since(begin)
+		s.Outcome = c.res.Outcome
+
+		// A request cut short by the user's Ctrl-C says nothing about the
+		// database; one cut by the drain deadline is a real timeout.
+		userCancelled := ctx.Err() != nil && c.res.Outcome == tao.Timeout
+		if !begin.Before(b.measure) && !userCancelled {
+			c.describe(s)
+			s.At = begin.Sub(b.measure)
+			c.rec.Record(s)
+		}
+		c.gen.Observe(&c.req, &c.res)
+
+		// A server that went away: back off before reconnecting so clients
+		// do not spin, growing with consecutive errors.
+		if c.res.Outcome == tao.Error {
+			errStreak++
+			if !c.sleep(ctx, backoff(10*time.Millisecond, time.Second, errStreak, c.rng)) {
+				return
+			}
+		} else {
+			errStreak = 0
+		}
+	}
+}
+
+// describe fills the request facts the contention figures need.
+func (c *client) describe(s *metrics.Sample) {
+	s.HasChecks = len(c.req.Checks) > 0
+	if c.req.Class != tao.Write && c.req.Class != tao.WriteTxn {
+		return
+	}
+	for i := range c.req.Ops {
+		op := &c.req.Ops[i]
+		if op.Kind.IsEdge() {
+			s.WritesEdges = true
+			if op.Kind == tao.EdgeAdd && op.Type.IsUnique() {
+				s.AddsUniqueEdge = true
+			}
+		} else {
+			s.WritesObjects = true
+		}
+	}
+}
+
+// sleep waits d or until ctx is cancelled; it reports whether it slept fully.
+func (c *client) sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// backoff is capped exponential backoff with full jitter: attempt n waits a
+// uniform time in [lo, min(hi, lo·2^(n-1))].
+func backoff(lo, hi time.Duration, n int, rng *rand.Rand) time.Duration {
+	d := hi
+	if n < 30 {
+		d = min(hi, lo<<(n-1))
+	}
+	if d <= lo {
+		return lo
+	}
+	return lo + time.Duration(rng.Int64N(int64(d-lo)+1))
+}
+
+// status prints a status line every cfg.StatusEvery until done is closed.
+func status(done <-chan struct{}, cfg *Config, clients []*client, start time.Time, b bounds) {
+	t := time.NewTicker(cfg.StatusEvery)
+	defer t.Stop()
+	var prev *metrics.Summary
+	for {
+		select {
+		case <-done:
+			return
+		case now := <-t.C:
+			if now.Before(b.measure) {
+				fmt.Fprintf(cfg.Status, "[%6.1fs] warmup\n", now.Sub(start).Seconds())
+				continue
+			}
+			cur := metrics.NewSummary()
+			for _, c := range clients {
+				cur.Merge(c.rec.Snapshot())
+			}
+			fmt.Fprintln(cfg.Status, metrics.FormatStatus(now.Sub(start), cur, prev, cfg.StatusEvery))
+			prev = cur
+		}
+	}
+}
