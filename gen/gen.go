@@ -54,15 +54,12 @@ func (p *picker[T]) draw(r *dist.Rand) T {
 	return p.vals[p.a.Draw(r)]
 }
 
-// Generator makes the requests of one client. It is not safe for concurrent
-// use; give each client its own.
-type Generator struct {
-	g   *graph.Graph
-	rng dist.Rand
-
-	run, client int64
-	seq         uint64 // objects created so far
-	clock       int64  // write times are graph end + clock
+// Plan is what the generators of one run share: the graph and the alias
+// tables, Zipf sampler and permutations drawn from the workload. It is
+// immutable, so any number of clients use one Plan at no memory per client.
+type Plan struct {
+	g    *graph.Graph
+	seed uint64
 
 	classes   picker[tao.Class]
 	readSize  picker[int]
@@ -81,35 +78,64 @@ type Generator struct {
 	perShard uint64
 	limit    int
 	tlo, thi int64
+}
+
+// Generator makes the requests of one client. It is not safe for concurrent
+// use; give each client its own.
+type Generator struct {
+	*Plan
+	rng dist.Rand
+
+	run, client int64
+	seq         uint64 // objects created so far
+	clock       int64  // write times are graph end + clock
 
 	mem memory
 }
 
 // New returns the generator of client (0-based) in run. w must be the
 // workload g was built from (graph.New has checked it); New panics if w
-// fails graph.CheckWorkload or does not match g — use NewChecked for a
+// fails graph.CheckWorkload or does not match g — use NewPlan for a
 // workload that has not been through graph.New.
 func New(w *workload.Workload, g *graph.Graph, client int, run int64, seed uint64) *Generator {
-	gen, err := NewChecked(w, g, client, run, seed)
+	p, err := NewPlan(w, g, seed)
 	if err != nil {
 		panic(fmt.Sprintf("gen.New: %v", err))
 	}
-	return gen
+	return p.Client(client, run)
 }
 
 // NewChecked is New returning an error for a workload it cannot draw from.
 func NewChecked(w *workload.Workload, g *graph.Graph, client int, run int64, seed uint64) (*Generator, error) {
+	p, err := NewPlan(w, g, seed)
+	if err != nil {
+		return nil, err
+	}
+	return p.Client(client, run), nil
+}
+
+// Client returns the generator of client (0-based) in run; it gives the same
+// requests as New with the Plan's workload, graph and seed.
+func (p *Plan) Client(client int, run int64) *Generator {
+	return &Generator{
+		Plan:   p,
+		rng:    dist.NewRand(dist.Hash(p.seed, uint64(client), 0x67656e, 0)),
+		run:    run,
+		client: int64(client),
+	}
+}
+
+// NewPlan builds the tables the generators of w on g with seed share.
+func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 	if err := graph.CheckWorkload(w); err != nil {
 		return nil, err
 	}
 	if w.Shards() != g.Shards() {
 		return nil, fmt.Errorf("workload %q has %d shards but the graph %d: build the graph from the same workload", w.Name, w.Shards(), g.Shards())
 	}
-	gen := &Generator{
+	gen := &Plan{
 		g:        g,
-		rng:      dist.NewRand(dist.Hash(seed, uint64(client), 0x67656e, 0)),
-		run:      run,
-		client:   int64(client),
+		seed:     seed,
 		perShard: uint64(g.NodesPerShard()),
 		limit:    w.RangeLimit,
 	}
@@ -160,7 +186,7 @@ func (gen *Generator) Next(req *tao.Request) {
 		n = gen.writeSize.draw(r)
 	}
 	req.Class = c
-	req.Ops = req.Ops[:0]
+	req.Ops = slices.Grow(req.Ops[:0], n) // one allocation, of the right size
 	req.Checks = req.Checks[:0]
 	req.Predicates = req.Predicates[:0]
 	kinds := &gen.kinds[c]

@@ -6,9 +6,10 @@ import (
 )
 
 // memSize is the number of versions a client remembers: a direct-mapped
-// table, so memory stays fixed (64 KiB) however large the graph or long the
-// run; a newer read evicts an older one in the same entry.
-const memSize = 2048
+// table, so memory stays fixed (8 KiB per client, 8 MiB at 1,024 clients)
+// however large the graph or long the run; a newer read evicts an older one
+// in the same entry.
+const memSize = 256
 
 type memEntry struct {
 	id1, id2, ver int64

@@ -54,8 +54,10 @@ type Sample struct {
 	At time.Duration
 }
 
-// Recorder collects the samples of one client. Its mutex is contended only
-// while a snapshot is taken.
+// Recorder collects samples. A client records into its own batch and hands
+// the batch over with RecordBatch, so a recorder may serve several clients:
+// its histograms, not the client count, set the memory, and its mutex is
+// taken once per batch.
 type Recorder struct {
 	mu  sync.Mutex
 	sum Summary
@@ -71,6 +73,15 @@ func NewRecorder() *Recorder { return &Recorder{} }
 func (r *Recorder) Record(s *Sample) {
 	r.mu.Lock()
 	r.sum.add(s)
+	r.mu.Unlock()
+}
+
+// RecordBatch adds samples under one acquisition of the mutex.
+func (r *Recorder) RecordBatch(samples []Sample) {
+	r.mu.Lock()
+	for i := range samples {
+		r.sum.add(&samples[i])
+	}
 	r.mu.Unlock()
 }
 

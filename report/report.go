@@ -23,6 +23,8 @@ type Experiment struct {
 	TotalRuntime     time.Duration // wall time including warmup
 	Measured         time.Duration // measured window actually run (shorter if interrupted)
 	Interrupted      bool          // Ctrl-C ended it early
+	Started          time.Time     // when the experiment began
+	FirstRequest     time.Duration // from Started to the first request issued
 	Summary          *metrics.Summary
 }
 

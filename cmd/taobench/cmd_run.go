@@ -146,6 +146,10 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 			return badInputErr(err)
 		}
 		done = append(done, res)
+		if i == 0 {
+			fmt.Fprintf(e.stderr, "first request issued %.3f s after taobench started\n",
+				res.Started.Add(res.FirstRequest).Sub(e.launched).Seconds())
+		}
 		if err := report.WriteText(e.stdout, res); err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	_ "github.com/taobench/taobench/store/null"
 	_ "github.com/taobench/taobench/store/sqlstore"
@@ -62,7 +63,7 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		// The newcomer's path: the default run.
 		args = []string{"run"}
 	}
-	env := &env{stdout: stdout, stderr: stderr}
+	env := &env{stdout: stdout, stderr: stderr, launched: time.Now()}
 	var err error
 	switch args[0] {
 	case "run":
@@ -106,4 +107,5 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 // stderr, so results can be piped while a person watches.
 type env struct {
 	stdout, stderr io.Writer
+	launched       time.Time // for "first request issued ... after start"
 }
