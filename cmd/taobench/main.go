@@ -47,18 +47,19 @@ func badInput(format string, args ...any) error {
 func badInputErr(err error) error { return &exitError{2, err} }
 
 func main() {
-	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
-}
-
-func realMain(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	go func() {
-		// A second Ctrl-C ends the process at once.
+		// After the first Ctrl-C a second one ends the process at once.
 		<-ctx.Done()
 		stop()
 	}()
+	code := realMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
 
+// realMain runs one command; cancelling ctx is Ctrl-C. Tests call it directly.
+func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		// The newcomer's path: the default run.
 		args = []string{"run"}
