@@ -52,6 +52,13 @@ func mysqlConfig(u *url.URL) (*mysql.Config, error) {
 	}
 	// The unique-edge detection counts changed rows, not matched rows.
 	cfg.ClientFoundRows = false
+	// The driver's liveness check costs a system call per request (a
+	// non-blocking read whenever a connection leaves the pool); openMySQL
+	// instead closes connections idle for a minute, before a server or
+	// proxy drops them. checkConnLiveness=true in the URL restores it.
+	if !u.Query().Has("checkConnLiveness") {
+		cfg.CheckConnLiveness = false
+	}
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
@@ -75,6 +82,7 @@ func openMySQL(ctx context.Context, u *url.URL, raw string, opts store.Options) 
 	pool := sql.OpenDB(conn)
 	pool.SetMaxOpenConns(opts.Clients + 4)
 	pool.SetMaxIdleConns(opts.Clients + 4)
+	pool.SetConnMaxIdleTime(time.Minute)
 	pctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	if err := pool.PingContext(pctx); err != nil {
@@ -83,8 +91,19 @@ func openMySQL(ctx context.Context, u *url.URL, raw string, opts store.Options) 
 		p, _ := strconv.Atoi(port)
 		return nil, connectError(name, err, pw, host, uint16(p), cfg.DBName, cfg.User, "MySQL")
 	}
+	// Fit the pool to the server's free connections (see pool.go).
+	var notes []string
+	if l, ok := mysqlLimit(pctx, pool); ok {
+		if n, note := fitPool(name, opts.Clients+4, opts.Clients, l); n < opts.Clients+4 {
+			pool.SetMaxOpenConns(n)
+			pool.SetMaxIdleConns(n)
+			if note != "" {
+				notes = append(notes, note)
+			}
+		}
+	}
 	b := newSQLBackend(mysqlDialect(), pool, pool, classifyMySQL)
-	return &DB{d: b.d, b: b, name: name}, nil
+	return &DB{d: b.d, b: b, name: name, notes: notes}, nil
 }
 
 // MySQL error numbers (https://dev.mysql.com/doc/mysql-errors/8.0/en/server-error-reference.html);

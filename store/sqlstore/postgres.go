@@ -26,7 +26,8 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 	if err != nil {
 		return nil, fmt.Errorf("database URL %q: %s", name, scrub(err.Error(), pw))
 	}
-	if !u.Query().Has("pool_max_conns") {
+	fixed := u.Query().Has("pool_max_conns")
+	if !fixed {
 		cfg.MaxConns = int32(opts.Clients + 4)
 	}
 	// Every transaction, single statements included, runs at REPEATABLE
@@ -46,9 +47,24 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 		pool.Close()
 		return nil, connectError(name, err, pw, cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database, cfg.ConnConfig.User, "postgres")
 	}
+	// Fit the pool to the server's free connections (see pool.go); a pool
+	// size given in the URL is the user's to choose.
+	var notes []string
+	if l, ok := pgLimit(pctx, pool); ok && !fixed {
+		if n, note := fitPool(name, int(cfg.MaxConns), opts.Clients, l); n < int(cfg.MaxConns) {
+			pool.Close()
+			cfg.MaxConns = int32(n)
+			if pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+				return nil, fmt.Errorf("%s: %s", name, scrub(err.Error(), pw))
+			}
+			if note != "" {
+				notes = append(notes, note)
+			}
+		}
+	}
 	b := &pgBackend{d: postgresDialect(), pool: pool}
 	b.autoQ = pgQ{d: b.d, r: pool}
-	return &DB{d: b.d, b: b, name: name}, nil
+	return &DB{d: b.d, b: b, name: name, notes: notes}, nil
 }
 
 // pgBackend runs the store over a pgx pool. pgx prepares and caches every

@@ -82,13 +82,29 @@ type backend interface {
 	close()
 }
 
+// readPipeliner is a backend that can send a whole read-only transaction
+// (begin, every read, commit) in one round trip. readTxn reports false,
+// having sent nothing, when it cannot; Exec then runs the transaction
+// statement by statement.
+type readPipeliner interface {
+	readTxn(ctx context.Context, db *DB, req *tao.Request, res *tao.Result) bool
+}
+
 // DB is a store.Database over one SQL database.
 type DB struct {
 	d    *dialect
 	b    backend
 	name string // the redacted URL, for messages
 	fast atomic.Bool
+	// notes are what the user should know about how the store opened,
+	// such as a pool smaller than the clients (pool.go).
+	notes []string
 }
+
+// Notes returns what the user should know about how the store opened: for
+// example, that the server's connection limit makes clients share
+// connections. The command prints them.
+func (db *DB) Notes() []string { return append([]string(nil), db.notes...) }
 
 var _ store.Database = (*DB)(nil)
 
@@ -215,6 +231,9 @@ func (db *DB) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
 		op := &req.Ops[0]
 		out, err := db.op(ctx, db.b.auto(), op, &res.Ops[0])
 		db.finish(ctx, res, out, err, op.Kind.IsEdge())
+		return
+	}
+	if p, ok := db.b.(readPipeliner); ok && readOnly && p.readTxn(ctx, db, req, res) {
 		return
 	}
 	tx, err := db.b.begin(ctx, readOnly)
@@ -483,6 +502,11 @@ func (db *DB) BeginLoad(ctx context.Context) error {
 		return fmt.Errorf("%s: is the database empty? %w (run setup first)", db.name, err)
 	}
 	if n > 0 {
+		// A fast load that was interrupted left its indexes dropped (Setup
+		// restores only those it creates with IF NOT EXISTS, not primary
+		// keys): put them back first, or the inserts that skip existing
+		// keys would find no key to skip by and duplicate rows.
+		db.buildMissing(ctx)
 		return nil
 	}
 	// In one transaction where DDL is transactional (PostgreSQL, SQLite);
