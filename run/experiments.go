@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -14,8 +15,14 @@ import (
 func ParseDuration(s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if f < 0 {
+		switch {
+		case math.IsNaN(f):
+			return 0, fmt.Errorf("duration %q is not a number: use seconds (60) or Go syntax (90s, 2m)", s)
+		case f < 0:
 			return 0, fmt.Errorf("duration %q is negative", s)
+		case f*float64(time.Second) >= math.MaxInt64:
+			// Converting it would overflow into a negative duration.
+			return 0, fmt.Errorf("duration %q is too long: over 292 years", s)
 		}
 		return time.Duration(f * float64(time.Second)), nil
 	}

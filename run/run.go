@@ -97,6 +97,9 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*report.Experiment, erro
 	if e.Threads < 1 || e.Threads > MaxClients {
 		return nil, fmt.Errorf("experiment: %d threads; use 1 to %d", e.Threads, MaxClients)
 	}
+	if cfg.Store == nil || cfg.Workload == nil || cfg.Graph == nil {
+		return nil, fmt.Errorf("experiment: the config needs a store, a workload and a graph")
+	}
 	if e.Warmup < 0 || e.Duration <= 0 {
 		return nil, fmt.Errorf("experiment: warmup %v and duration %v; the warmup may be 0, the duration must be positive", e.Warmup, e.Duration)
 	}
@@ -117,14 +120,11 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*report.Experiment, erro
 	for i := range recs {
 		recs[i] = metrics.NewRecorder()
 	}
+	var loss firstLoss
 	clients := make([]*client, e.Threads)
 	for i := range clients {
-		clients[i] = &client{
-			gen:   plan.Client(i, cfg.Run),
-			rec:   recs[i%len(recs)],
-			batch: make([]metrics.Sample, 0, batchSize),
-			rng:   rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
-		}
+		clients[i] = newClient(plan, i, &cfg, recs[i%len(recs)])
+		clients[i].loss = &loss
 	}
 
 	var wg sync.WaitGroup
@@ -148,6 +148,11 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*report.Experiment, erro
 	wg.Wait()
 	close(done)
 	statusWG.Wait()
+	if cfg.Status != nil && loss.err != nil {
+		// The report counts lost requests; this says why they were lost.
+		fmt.Fprintf(cfg.Status, "first lost request (%s, %.3f s into the measured window): %v\n",
+			loss.outcome, loss.at.Seconds(), loss.err)
+	}
 
 	finished := time.Now()
 	var first time.Time
@@ -185,14 +190,26 @@ type bounds struct {
 }
 
 type client struct {
-	gen   *gen.Generator
-	rec   *metrics.Recorder // shared with other clients; see RecordBatch
-	batch []metrics.Sample  // measured samples not yet handed to rec
-	rng   *rand.Rand        // jitter only
-	first time.Time         // when the client issued its first request
-	req   tao.Request
-	res   tao.Result
-	s     metrics.Sample
+	gen       *gen.Generator
+	rec       *metrics.Recorder // shared with other clients; see RecordBatch
+	batch     []metrics.Sample  // measured samples not yet handed to rec
+	rng       *rand.Rand        // jitter only
+	first     time.Time         // when the client issued its first request
+	errStreak int               // consecutive requests that ended in Error
+	loss      *firstLoss        // shared; nil keeps no error
+	req       tao.Request
+	res       tao.Result
+	s         metrics.Sample
+}
+
+// newClient returns client i of an experiment, recording into rec.
+func newClient(plan *gen.Plan, i int, cfg *Config, rec *metrics.Recorder) *client {
+	return &client{
+		gen:   plan.Client(i, cfg.Run),
+		rec:   rec,
+		batch: make([]metrics.Sample, 0, batchSize),
+		rng:   rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
+	}
 }
 
 // record keeps s in the client's batch, handing a full batch to the recorder.
@@ -212,65 +229,93 @@ func (c *client) flush() {
 // one has finished, until the experiment ends or ctx is cancelled.
 func (c *client) loop(ctx, execCtx context.Context, cfg *Config, b bounds) {
 	defer c.flush()
-	errStreak := 0
-	for ctx.Err() == nil {
-		c.gen.Next(&c.req)
-		begin := time.Now()
-		if !begin.Before(b.end) {
-			return
-		}
-		if c.first.IsZero() {
-			c.first = begin
-		}
-		s := &c.s
-		*s = metrics.Sample{Class: c.req.Class, Kind: tao.NumKinds}
-		if len(c.req.Ops) == 1 && (c.req.Class == tao.Read || c.req.Class == tao.Write) {
-			s.Kind = c.req.Ops[0].Kind
-		}
-		for {
-			c.res.Reset(len(c.req.Ops))
-			cfg.Store.Exec(execCtx, &c.req, &c.res)
-			s.Attempts++
-			switch c.res.Outcome {
-			case tao.ConflictObject:
-				s.ObjectConflicts++
-			case tao.ConflictAssociation:
-				s.AssocConflicts++
-			}
-			if !c.res.Outcome.IsConflict() || s.Attempts > cfg.Retries {
-				break
-			}
-			if !c.sleep(ctx, backoff(cfg.BackoffMin, cfg.BackoffMax, s.Attempts, c.rng)) {
-				break
-			}
-		}
-		s.Latency = time.Since(begin)
-		s.Outcome = c.res.Outcome
+	for c.step(ctx, execCtx, cfg, b) {
+	}
+}
 
-		// A request cut short by the user's Ctrl-C says nothing about the
-		// database; one cut by the drain deadline is a real timeout.
-		userCancelled := ctx.Err() != nil && c.res.Outcome == tao.Timeout
-		if !begin.Before(b.measure) && !userCancelled {
-			c.describe(s)
-			s.At = begin.Sub(b.measure)
-			c.record(s)
+// step issues one request, with its retries, and records it when it began
+// in the measured window. It returns false when the loop should end: ctx is
+// cancelled or the experiment is over.
+func (c *client) step(ctx, execCtx context.Context, cfg *Config, b bounds) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	c.gen.Next(&c.req)
+	begin := time.Now()
+	if !begin.Before(b.end) {
+		return false
+	}
+	if c.first.IsZero() {
+		c.first = begin
+	}
+	s := &c.s
+	*s = metrics.Sample{Class: c.req.Class, Kind: tao.NumKinds}
+	if len(c.req.Ops) == 1 && (c.req.Class == tao.Read || c.req.Class == tao.Write) {
+		s.Kind = c.req.Ops[0].Kind
+	}
+	cut := false // the user's cancel ended a backoff before its retry
+	for {
+		c.res.Reset(len(c.req.Ops))
+		cfg.Store.Exec(execCtx, &c.req, &c.res)
+		s.Attempts++
+		switch c.res.Outcome {
+		case tao.ConflictObject:
+			s.ObjectConflicts++
+		case tao.ConflictAssociation:
+			s.AssocConflicts++
 		}
-		c.gen.Observe(&c.req, &c.res)
-		if cap(c.req.Ops) > keepOps {
-			c.req.Ops, c.res.Ops = nil, nil
+		if !c.res.Outcome.IsConflict() || s.Attempts > cfg.Retries {
+			break
 		}
-
-		// A server that went away: back off before reconnecting so clients
-		// do not spin, growing with consecutive errors.
-		if c.res.Outcome == tao.Error {
-			errStreak++
-			if !c.sleep(ctx, backoff(10*time.Millisecond, time.Second, errStreak, c.rng)) {
-				return
-			}
-		} else {
-			errStreak = 0
+		if !c.sleep(ctx, backoff(cfg.BackoffMin, cfg.BackoffMax, s.Attempts, c.rng)) {
+			cut = true
+			break
 		}
 	}
+	s.Latency = time.Since(begin)
+	s.Outcome = c.res.Outcome
+
+	// A request cut short by the user's Ctrl-C (in the database or while
+	// waiting to retry) says nothing about the database; one cut by the
+	// drain deadline is a real timeout.
+	userCancelled := cut || (ctx.Err() != nil && c.res.Outcome == tao.Timeout)
+	if !begin.Before(b.measure) && !userCancelled {
+		c.describe(s)
+		s.At = begin.Sub(b.measure)
+		c.record(s)
+		if c.loss != nil && c.res.Err != nil && (s.Outcome == tao.Error || s.Outcome == tao.Timeout) {
+			c.loss.keep(s.Outcome, s.At, c.res.Err)
+		}
+	}
+	c.gen.Observe(&c.req, &c.res)
+	if cap(c.req.Ops) > keepOps {
+		c.req.Ops, c.res.Ops = nil, nil
+	}
+
+	// A server that went away: back off before reconnecting so clients
+	// do not spin, growing with consecutive errors.
+	if c.res.Outcome == tao.Error {
+		c.errStreak++
+		if !c.sleep(ctx, backoff(10*time.Millisecond, time.Second, c.errStreak, c.rng)) {
+			return false
+		}
+	} else {
+		c.errStreak = 0
+	}
+	return true
+}
+
+// firstLoss keeps the error of the first measured request lost to an error
+// or a timeout, so the user learns why requests were lost, not only how many.
+type firstLoss struct {
+	once    sync.Once
+	outcome tao.Outcome
+	at      time.Duration // since the start of measurement
+	err     error
+}
+
+func (l *firstLoss) keep(o tao.Outcome, at time.Duration, err error) {
+	l.once.Do(func() { l.outcome, l.at, l.err = o, at, err })
 }
 
 // describe fills the request facts the contention figures need.
