@@ -68,6 +68,7 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, opt Options) (
 	}
 
 	var nodes, rows atomic.Int64
+	parent := ctx // cancelled by the user; ctx also when a loader fails
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make(chan error, threads)
@@ -106,11 +107,12 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, opt Options) (
 	close(finished)
 	repWG.Wait()
 	close(errs)
+	// The user's cancel first: the loaders' errors then only echo it.
+	if err := parent.Err(); err != nil {
+		return Result{}, fmt.Errorf("load interrupted after %d of %d nodes: %w", nodes.Load(), total, err)
+	}
 	if err := <-errs; err != nil {
 		return Result{}, err
-	}
-	if err := ctx.Err(); err != nil {
-		return Result{}, fmt.Errorf("load interrupted after %d of %d nodes: %w", nodes.Load(), total, err)
 	}
 	if err := db.EndLoad(ctx); err != nil {
 		return Result{}, fmt.Errorf("load: finishing (building indexes): %w", err)
