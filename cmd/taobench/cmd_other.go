@@ -43,6 +43,7 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer db.Close()
+	printNotes(e, db)
 	if err := db.Setup(ctx, *drop); err != nil {
 		return fmt.Errorf("load: creating the schema in %s: %w", store.Redact(*dbURL), err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -71,6 +72,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer st.Close()
+	printNotes(e, st)
 
 	// A database holds one graph; the run must use the same. With no
 	// database (null) the graph is whatever --edges and --seed say.
@@ -110,6 +112,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 			if err := g.CheckMeta(meta); err != nil {
 				return badInput("run: %s: %v", store.Redact(*dbURL), err)
 			}
+			*seed = s2 // the graph's seed also seeds the requests and is reported
 		}
 		if runID, err = db.ReserveRun(ctx); err != nil {
 			return fmt.Errorf("run: reserving a run number: %w", err)
@@ -135,7 +138,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		Run:      runID,
 		Seed:     *seed,
 		Retries:  *retries,
-		Status:   e.stderr,
+		Status:   redactWriter{e.stderr, args},
 	}
 	var done []*report.Experiment
 	for i, x := range exps {
@@ -169,6 +172,20 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "results written to %s\n", *out)
 	}
 	return nil
+}
+
+// redactWriter masks the passwords of the URLs among args in what it
+// writes: status lines may quote a driver's error.
+type redactWriter struct {
+	w    io.Writer
+	args []string
+}
+
+func (r redactWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, redactArgs(string(p), r.args)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // writeJSON replaces path atomically, so an interrupted write never leaves a

@@ -43,21 +43,38 @@ func defaultDBPath() string {
 func defaultDB() string { return "sqlite:" + defaultDBPath() }
 
 // parse parses a command's flags, mapping their errors to exit status 2.
+// The command's flags travel in a *usageError: realMain prints them to its
+// stdout for -h and to its stderr after a flag error.
 func parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.SetOutput(os.Stdout)
-			fmt.Fprintf(os.Stdout, "Usage of taobench %s:\n", fs.Name())
-			fs.PrintDefaults()
-			return errHelp
+			return &usageError{errHelp, flagUsage(fs)}
 		}
-		return badInput("%s: %v (see taobench %s -h)", fs.Name(), err, fs.Name())
+		return &exitError{2, &usageError{fmt.Errorf("%s: %v", fs.Name(), err), flagUsage(fs)}}
 	}
 	if fs.NArg() > 0 {
-		return badInput("%s: unexpected argument %q (flags start with --; see taobench %s -h)", fs.Name(), fs.Arg(0), fs.Name())
+		return &exitError{2, &usageError{fmt.Errorf("%s: unexpected argument %q (flags start with --)", fs.Name(), fs.Arg(0)), flagUsage(fs)}}
 	}
 	return nil
+}
+
+// usageError is an error that comes with the command's flags.
+type usageError struct {
+	err   error
+	usage string
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func flagUsage(fs *flag.FlagSet) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Usage of taobench %s:\n", fs.Name())
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+	return b.String()
 }
 
 // durationFlag accepts Go syntax and bare seconds.
@@ -106,6 +123,16 @@ func openStore(ctx context.Context, raw string, clients int) (store.Store, error
 		return nil, badInputErr(err)
 	}
 	return st, nil
+}
+
+// printNotes shows on stderr what the store says about how it opened, such
+// as a connection pool smaller than the clients.
+func printNotes(e *env, st store.Store) {
+	if n, ok := st.(interface{ Notes() []string }); ok {
+		for _, s := range n.Notes() {
+			fmt.Fprintln(e.stderr, s)
+		}
+	}
 }
 
 func openDatabase(ctx context.Context, raw string, clients int) (store.Database, error) {

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -90,10 +92,18 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if err == nil {
 		return 0
 	}
+	var ue *usageError
+	hasUsage := errors.As(err, &ue)
 	if errors.Is(err, errHelp) {
+		if hasUsage {
+			fmt.Fprint(stdout, ue.usage)
+		}
 		return 0
 	}
-	fmt.Fprintln(stderr, "taobench:", err)
+	fmt.Fprintln(stderr, "taobench:", redactArgs(err.Error(), args))
+	if hasUsage {
+		fmt.Fprint(stderr, "\n"+ue.usage)
+	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -109,4 +119,59 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 type env struct {
 	stdout, stderr io.Writer
 	launched       time.Time // for "first request issued ... after start"
+}
+
+// redactArgs masks in msg every password that a URL among args carries, as
+// a last line of defence: stores redact the URLs they quote, but a message
+// quoting part of a URL (its parameters, say) must not show a password.
+func redactArgs(msg string, args []string) string {
+	for _, a := range args {
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+			a = v // --db=URL
+		}
+		for _, p := range urlPasswords(a) {
+			msg = strings.ReplaceAll(msg, p, "xxxxx")
+		}
+	}
+	return msg
+}
+
+// urlPasswords returns the passwords in raw, as written and decoded: the
+// user's password and the values of password and sslpassword parameters.
+func urlPasswords(raw string) []string {
+	var ps []string
+	add := func(p string) {
+		if p != "" {
+			ps = append(ps, p)
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		// Unparseable: the password is between "user:" and the last "@".
+		if i := strings.Index(raw, "://"); i >= 0 {
+			if j := strings.LastIndex(raw, "@"); j > i {
+				if _, p, ok := strings.Cut(raw[i+3:j], ":"); ok {
+					add(p)
+				}
+			}
+		}
+		return ps
+	}
+	if u.User != nil {
+		p, _ := u.User.Password()
+		add(p)
+		if i := strings.Index(u.User.String(), ":"); i >= 0 {
+			add(u.User.String()[i+1:])
+		}
+	}
+	for _, kv := range strings.Split(u.RawQuery, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
+			add(v)
+			if d, err := url.QueryUnescape(v); err == nil {
+				add(d)
+			}
+		}
+	}
+	return ps
 }
