@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# bench/cpu.sh: the driver's CPU time per request at 16 clients, on
+# PostgreSQL and MariaDB (or MySQL).
+#
+# For each server: a fresh database, `taobench load --edges $EDGES` (not
+# timed: a separate process), then $ROUNDS times
+#   /usr/bin/time -v taobench run --db URL --workload o --threads 16 --warmup 0 --duration $DURATION
+# and CPU per request = (user + system seconds of that process) /
+# "Total completed operations excluding warmup". Each round also runs
+# bench/rtt, the floor: the client CPU of the cheapest request there is,
+# one prepared "SELECT $1" round trip with the same driver and pool, at the
+# same 16 clients; taobench's figure is read against it within the round.
+# With COMPARE=/path/to/another/taobench each round also runs that binary
+# (interleaved, so both see the same machine), for before/after figures.
+#
+# Usage: bench/cpu.sh
+# Environment: PG (default postgres://postgres@127.0.0.1:5432), MY (default
+# mysql://root@127.0.0.1:3306; empty skips it, as PG= skips PostgreSQL),
+# EDGES (200000), DURATION (20s), ROUNDS (3), THREADS (16), TAOBENCH,
+# COMPARE.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+PG=${PG-postgres://postgres@127.0.0.1:5432}
+MY=${MY-mysql://root@127.0.0.1:3306}
+EDGES=${EDGES:-200000}
+DURATION=${DURATION:-20s}
+ROUNDS=${ROUNDS:-3}
+THREADS=${THREADS:-16}
+COMPARE=${COMPARE:-}
+[[ -x /usr/bin/time ]] || die "needs GNU time at /usr/bin/time (apt-get install time)"
+[[ -z "$COMPARE" || -x "$COMPARE" ]] || die "COMPARE=$COMPARE is not an executable file"
+
+WORK=$(mktemp -d /tmp/taobench-cpu.XXXXXX)
+DB=tbbench_cpu_$$
+PGDB=
+MYDB=
+cleanup() {
+	local rc=$?
+	if [[ -n "$PGDB" ]]; then
+		psql -X -q "$PG/postgres?sslmode=disable" -c "DROP DATABASE IF EXISTS $PGDB WITH (FORCE)" >/dev/null 2>&1 ||
+			echo "cpu.sh: could not drop PostgreSQL database $PGDB; drop it by hand" >&2
+	fi
+	if [[ -n "$MYDB" ]]; then
+		mysqlcli -e "DROP DATABASE IF EXISTS $MYDB" >/dev/null 2>&1 ||
+			echo "cpu.sh: could not drop MySQL database $MYDB; drop it by hand" >&2
+	fi
+	rm -rf "$WORK"
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# mysqlcli runs the mysql client against $MY (user, password, host, port).
+mysqlcli() {
+	local rest=${MY#mysql://} auth host user pass
+	auth=${rest%@*}
+	host=${rest##*@}
+	host=${host%%/*}
+	user=${auth%%:*}
+	pass=
+	[[ "$auth" == *:* ]] && pass=${auth#*:}
+	MYSQL_PWD=$pass mysql --protocol=tcp -h "${host%:*}" -P "${host##*:}" -u "$user" "$@"
+}
+
+build_taobench
+(cd "$ROOT" && go build -o "$WORK/rtt" ./bench/rtt) || die "go build ./bench/rtt failed"
+
+# run_one bin url: runs taobench under GNU time and prints "us_per_request ops".
+run_one() {
+	local bin=$1 url=$2 ops user sys errors
+	/usr/bin/time -v -o "$WORK/time" "$bin" run --db "$url" --workload o --threads "$THREADS" --warmup 0 --duration "$DURATION" \
+		>"$WORK/run.out" 2>"$WORK/run.err" || die "taobench run failed: $(tail -3 "$WORK/run.err")"
+	ops=$(field 'Total completed operations excluding warmup:' "$WORK/run.out")
+	user=$(field 'User time (seconds):' "$WORK/time")
+	sys=$(field 'System time (seconds):' "$WORK/time")
+	errors=$(awk '/^outcomes:/ {for (i = 1; i < NF; i++) if ($i == "error") print $(i + 1)}' "$WORK/run.out")
+	[[ "${errors:-0}" == 0 ]] || echo "  warning: $errors requests ended in error" >&2
+	echo "$(calc %.2f "($user + $sys) * 1e6 / $ops") $ops $user $sys"
+}
+
+# bench name url: loads and measures one server.
+bench() {
+	local name=$1 url=$2 r a b f
+	local -a TBV CMPV RTTV RAT
+	"$TB" load --db "$url" --workload o --edges "$EDGES" >/dev/null 2>"$WORK/load.err" ||
+		die "taobench load into $name failed: $(tail -3 "$WORK/load.err")"
+	echo "$name: loaded $EDGES edges ($(sed -n 's/^loaded \([0-9]*\) rows.*/\1 rows/p' "$WORK/load.err"))"
+	for r in $(seq "$ROUNDS"); do
+		read -r a ops user sys < <(run_one "$TB" "$url")
+		TBV+=("$a")
+		line="round $r: taobench $a us/request ($ops requests, user $user s + sys $sys s)"
+		if [[ -n "$COMPARE" ]]; then
+			read -r b ops user sys < <(run_one "$COMPARE" "$url")
+			CMPV+=("$b")
+			line+="; COMPARE $b us/request ($ops requests)"
+		fi
+		"$WORK/rtt" --db "$url" --clients "$THREADS" --duration "$DURATION" >"$WORK/rtt.out" 2>&1 ||
+			die "bench/rtt failed: $(cat "$WORK/rtt.out")"
+		f=$(awk '{for (i = 1; i < NF; i++) if ($(i + 1) == "us") print $i}' "$WORK/rtt.out")
+		[[ -n "$f" ]] || die "no figure from bench/rtt: $(cat "$WORK/rtt.out")"
+		RTTV+=("$f")
+		RAT+=("$(calc %.2f "$a / $f")")
+		echo "  $line; floor (one SELECT \$1 round trip) $f us; taobench/floor $(calc %.2f "$a / $f")"
+	done
+	line="$name median of $ROUNDS: taobench $(median "${TBV[@]}") us/request (raw ${TBV[*]})"
+	[[ -n "$COMPARE" ]] && line+="; COMPARE $(median "${CMPV[@]}") us/request (raw ${CMPV[*]})"
+	echo "$line; floor $(median "${RTTV[@]}") us/round trip (raw ${RTTV[*]}); taobench/floor $(median "${RAT[@]}")"
+	echo
+}
+
+echo "machine: $(machine)"
+echo "taobench run --workload o --threads $THREADS --warmup 0 --duration $DURATION; CPU = user + system time of the run process"
+[[ -n "$COMPARE" ]] && echo "COMPARE: $COMPARE"
+echo
+if [[ -n "$PG" ]]; then
+	need psql
+	psql -X -q "$PG/postgres?sslmode=disable" -c "CREATE DATABASE $DB" || die "cannot create database $DB at $PG"
+	PGDB=$DB
+	bench "PostgreSQL $(psql -X -A -t "$PG/postgres?sslmode=disable" -c 'SHOW server_version' | cut -d' ' -f1)" "$PG/$DB?sslmode=disable"
+fi
+if [[ -n "$MY" ]]; then
+	need mysql
+	mysqlcli -e "CREATE DATABASE $DB" || die "cannot create database $DB at $MY"
+	MYDB=$DB
+	bench "MySQL protocol ($(mysqlcli -N -e 'SELECT VERSION()'))" "$MY/$DB"
+fi

@@ -1,0 +1,66 @@
+# shellcheck shell=bash
+# Helpers shared by the bench scripts; sourced, not run.
+#
+# Every script measures, prints each raw run and the median, and cleans up
+# what it created (databases, files, processes it started) on any exit.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+die() {
+	echo "$(basename "$0"): $*" >&2
+	exit 1
+}
+
+need() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || die "needs '$c', which is not on PATH"
+	done
+}
+
+# median prints the median of its arguments (the mean of the middle two for
+# an even count).
+median() {
+	[[ $# -gt 0 ]] || die "median of nothing"
+	printf '%s\n' "$@" | sort -g | awk '{a[NR] = $1} END {if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2}'
+}
+
+# calc evaluates an arithmetic expression with awk, printing with format $1.
+calc() {
+	local fmt=$1
+	shift
+	awk "BEGIN {printf \"$fmt\", $*}"
+}
+
+# build_taobench sets TB to the taobench binary: $TAOBENCH if given, else
+# one built from this checkout into $WORK.
+build_taobench() {
+	if [[ -n "${TAOBENCH:-}" ]]; then
+		[[ -x "$TAOBENCH" ]] || die "TAOBENCH=$TAOBENCH is not an executable file"
+		TB=$TAOBENCH
+		return
+	fi
+	need go
+	echo "building taobench from $ROOT" >&2
+	(cd "$ROOT" && go build -o "$WORK/taobench" ./cmd/taobench) || die "go build ./cmd/taobench failed"
+	TB=$WORK/taobench
+}
+
+# machine describes where the figures were measured.
+machine() {
+	local cpu
+	cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+	echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs (${cpu:-unknown}), $(awk '/^MemTotal/ {printf "%.0f GB", $2 / 1048576}' /proc/meminfo) RAM, load average at start $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+
+# field prints the value after "label" in file (the text after the first
+# occurrence of label on its line, up to the next space), or fails.
+field() {
+	local label=$1 file=$2 v
+	v=$(awk -v l="$label" 'index($0, l) {s = substr($0, index($0, l) + length(l)); sub(/^[ \t]+/, "", s); sub(/[ \t].*/, "", s); print s; exit}' "$file")
+	[[ -n "$v" ]] || die "no '$label' in $file: $(tail -3 "$file" | tr '\n' ' ')"
+	echo "$v"
+}
+
+# now prints seconds since the epoch with nanoseconds.
+now() { date +%s.%N; }

@@ -1,0 +1,121 @@
+// Command rtt measures the floor under taobench's CPU per request: the
+// client CPU time (user + system, from getrusage) that the cheapest possible
+// request costs, one prepared "SELECT $1" round trip, with the same drivers
+// and pools taobench uses (pgx's pool for postgres://, database/sql with
+// go-sql-driver/mysql for mysql://). bench/cpu.sh runs it beside taobench,
+// so the figure taobench reaches can be read against what one round trip
+// costs on the machine.
+//
+//	go run ./bench/rtt --db 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' --clients 16 --duration 10s
+package main
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+func main() {
+	db := flag.String("db", "", "postgres://… or mysql://user@host:port/db")
+	clients := flag.Int("clients", 16, "concurrent clients, each with its own connection")
+	duration := flag.Duration("duration", 10*time.Second, "how long to measure")
+	flag.Parse()
+	if *db == "" || *clients < 1 || *duration <= 0 {
+		fmt.Fprintln(os.Stderr, "rtt: give --db URL, --clients >= 1 and a positive --duration")
+		os.Exit(2)
+	}
+	ctx := context.Background()
+	var query func(ctx context.Context, i int64) error
+	switch {
+	case strings.HasPrefix(*db, "postgres://") || strings.HasPrefix(*db, "postgresql://"):
+		cfg, err := pgxpool.ParseConfig(*db)
+		check(err)
+		cfg.MaxConns = int32(*clients)
+		pool, err := pgxpool.NewWithConfig(ctx, cfg)
+		check(err)
+		defer pool.Close()
+		query = func(ctx context.Context, i int64) error {
+			var v int64
+			return pool.QueryRow(ctx, "SELECT $1::bigint", i).Scan(&v)
+		}
+	case strings.HasPrefix(*db, "mysql://"):
+		rest := strings.TrimPrefix(*db, "mysql://")
+		at := strings.LastIndex(rest, "@")
+		slash := strings.Index(rest[at+1:], "/")
+		if at < 0 || slash < 0 {
+			fmt.Fprintln(os.Stderr, "rtt: use mysql://user@host:port/database")
+			os.Exit(2)
+		}
+		cfg := mysql.NewConfig()
+		cfg.User, cfg.Passwd, _ = strings.Cut(rest[:at], ":")
+		cfg.Net, cfg.Addr, cfg.DBName = "tcp", rest[at+1:at+1+slash], rest[at+2+slash:]
+		conn, err := mysql.NewConnector(cfg)
+		check(err)
+		pool := sql.OpenDB(conn)
+		defer pool.Close()
+		pool.SetMaxOpenConns(*clients)
+		pool.SetMaxIdleConns(*clients)
+		st, err := pool.PrepareContext(ctx, "SELECT ?")
+		check(err)
+		query = func(ctx context.Context, i int64) error {
+			var v int64
+			return st.QueryRowContext(ctx, i).Scan(&v)
+		}
+	default:
+		fmt.Fprintln(os.Stderr, "rtt: --db must be a postgres:// or mysql:// URL")
+		os.Exit(2)
+	}
+	check(query(ctx, 0)) // connect before measuring
+
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, *clients)
+	start, before := time.Now(), cpu()
+	end := start.Add(*duration)
+	for c := range *clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int64(c); time.Now().Before(end); i++ {
+				if err := query(ctx, i); err != nil {
+					errs <- err
+					return
+				}
+				n.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	used, wall := cpu()-before, time.Since(start)
+	close(errs)
+	if err := <-errs; err != nil {
+		fmt.Fprintln(os.Stderr, "rtt: query failed:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("round trips: %d in %.1f s (%.0f/s); client CPU %.2f s: %.2f us per round trip\n",
+		n.Load(), wall.Seconds(), float64(n.Load())/wall.Seconds(), used.Seconds(), float64(used.Microseconds())/float64(n.Load()))
+}
+
+// cpu returns the user plus system time this process has used.
+func cpu() time.Duration {
+	var ru syscall.Rusage
+	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "rtt:", err)
+		os.Exit(1)
+	}
+}
