@@ -10,14 +10,20 @@
 # bench/rtt, the floor: the client CPU of the cheapest request there is,
 # one prepared "SELECT $1" round trip with the same driver and pool, at the
 # same 16 clients; taobench's figure is read against it within the round.
+# And each round runs the server's own C benchmark client at the same client
+# count, the cheapest request there: `pgbench -S -M prepared` (one primary-key
+# SELECT per transaction, on pgbench's own tables in the same database) and
+# `mysqlslap` (one primary-key SELECT of a taobench object per query); its
+# CPU per request, user + system from GNU time, is what a round trip costs a
+# well-made client on this machine.
 # With COMPARE=/path/to/another/taobench each round also runs that binary
 # (interleaved, so both see the same machine), for before/after figures.
 #
 # Usage: bench/cpu.sh
 # Environment: PG (default postgres://postgres@127.0.0.1:5432), MY (default
 # mysql://root@127.0.0.1:3306; empty skips it, as PG= skips PostgreSQL),
-# EDGES (200000), DURATION (20s), ROUNDS (3), THREADS (16), TAOBENCH,
-# COMPARE.
+# EDGES (200000), DURATION (20s), ROUNDS (3), THREADS (16), SLAP_QUERIES
+# (queries per mysqlslap round, 320000), TAOBENCH, COMPARE.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -28,6 +34,7 @@ DURATION=${DURATION:-20s}
 ROUNDS=${ROUNDS:-3}
 THREADS=${THREADS:-16}
 COMPARE=${COMPARE:-}
+SLAP_QUERIES=${SLAP_QUERIES:-320000}
 [[ -x /usr/bin/time ]] || die "needs GNU time at /usr/bin/time (apt-get install time)"
 [[ -z "$COMPARE" || -x "$COMPARE" ]] || die "COMPARE=$COMPARE is not an executable file"
 
@@ -51,17 +58,23 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# mysqlcli runs the mysql client against $MY (user, password, host, port).
-mysqlcli() {
-	local rest=${MY#mysql://} auth host user pass
+# MY_ARGS are the mysql clients' connection options for $MY (user, host,
+# port), MY_PASS its password.
+MY_ARGS=()
+MY_PASS=
+if [[ -n "$MY" ]]; then
+	rest=${MY#mysql://}
 	auth=${rest%@*}
 	host=${rest##*@}
 	host=${host%%/*}
-	user=${auth%%:*}
-	pass=
-	[[ "$auth" == *:* ]] && pass=${auth#*:}
-	MYSQL_PWD=$pass mysql --protocol=tcp -h "${host%:*}" -P "${host##*:}" -u "$user" "$@"
-}
+	[[ "$auth" == *:* ]] && MY_PASS=${auth#*:}
+	MY_ARGS=(--protocol=tcp -h "${host%:*}" -P "${host##*:}" -u "${auth%%:*}")
+fi
+
+# mysqlcli runs the mysql client against $MY.
+mysqlcli() { MYSQL_PWD=$MY_PASS mysql "${MY_ARGS[@]}" "$@"; }
+
+[[ "$DURATION" =~ ^[0-9]+s?$ ]] || die "DURATION=$DURATION: give whole seconds (20 or 20s); pgbench takes seconds"
 
 build_taobench
 (cd "$ROOT" && go build -o "$WORK/rtt" ./bench/rtt) || die "go build ./bench/rtt failed"
@@ -79,13 +92,45 @@ run_one() {
 	echo "$(calc %.2f "($user + $sys) * 1e6 / $ops") $ops $user $sys"
 }
 
+# cpu_per file n: prints "us_per_request" from GNU time's output in file for
+# n requests.
+cpu_per() {
+	local user sys
+	user=$(field 'User time (seconds):' "$1")
+	sys=$(field 'System time (seconds):' "$1")
+	calc %.2f "($user + $sys) * 1e6 / $2"
+}
+
+# native url: runs the server's own C benchmark client (see the top) and
+# prints its CPU per request.
+native() {
+	local url=$1 n
+	if [[ $url == postgres* ]]; then
+		/usr/bin/time -v -o "$WORK/ntime" pgbench -n -S -M prepared -c "$THREADS" -j 1 -T "${DURATION%s}" "$url" \
+			>"$WORK/native.out" 2>&1 || die "pgbench failed: $(tail -3 "$WORK/native.out")"
+		n=$(awk '/number of transactions actually processed/ {split($NF, a, "/"); print a[1]}' "$WORK/native.out")
+	else
+		local db=${url##*/} id
+		id=$(mysqlcli -N -e "SELECT MIN(id) FROM $db.objects") || die "cannot read $db.objects"
+		MYSQL_PWD=$MY_PASS /usr/bin/time -v -o "$WORK/ntime" mysqlslap "${MY_ARGS[@]}" --concurrency="$THREADS" --iterations=1 \
+			--number-of-queries="$SLAP_QUERIES" --create-schema="$db" --query="SELECT id, timestamp, value FROM objects WHERE id = $id" \
+			>"$WORK/native.out" 2>&1 || die "mysqlslap failed: $(tail -3 "$WORK/native.out")"
+		n=$SLAP_QUERIES
+	fi
+	[[ -n "$n" && "$n" -gt 0 ]] || die "no request count from the native client: $(tail -3 "$WORK/native.out")"
+	cpu_per "$WORK/ntime" "$n"
+}
+
 # bench name url: loads and measures one server.
 bench() {
-	local name=$1 url=$2 r a b f
-	local -a TBV CMPV RTTV RAT
+	local name=$1 url=$2 r a b f c
+	local -a TBV CMPV RTTV RAT NATV NRAT
 	"$TB" load --db "$url" --workload o --edges "$EDGES" >/dev/null 2>"$WORK/load.err" ||
 		die "taobench load into $name failed: $(tail -3 "$WORK/load.err")"
 	echo "$name: loaded $EDGES edges ($(sed -n 's/^loaded \([0-9]*\) rows.*/\1 rows/p' "$WORK/load.err"))"
+	if [[ $url == postgres* ]]; then
+		pgbench -i -q -s 10 "$url" >"$WORK/pgbench-init.out" 2>&1 || die "pgbench -i failed: $(tail -3 "$WORK/pgbench-init.out")"
+	fi
 	for r in $(seq "$ROUNDS"); do
 		read -r a ops user sys < <(run_one "$TB" "$url")
 		TBV+=("$a")
@@ -101,11 +146,18 @@ bench() {
 		[[ -n "$f" ]] || die "no figure from bench/rtt: $(cat "$WORK/rtt.out")"
 		RTTV+=("$f")
 		RAT+=("$(calc %.2f "$a / $f")")
-		echo "  $line; floor (one SELECT \$1 round trip) $f us; taobench/floor $(calc %.2f "$a / $f")"
+		c=$(native "$url")
+		NATV+=("$c")
+		NRAT+=("$(calc %.2f "$a / $c")")
+		echo "  $line"
+		echo "    floor (Go, same driver: one SELECT \$1 round trip) $f us, taobench/floor $(calc %.2f "$a / $f");" \
+			"C client ($NATIVE_NAME, one primary-key SELECT) $c us, taobench/C $(calc %.2f "$a / $c")"
 	done
 	line="$name median of $ROUNDS: taobench $(median "${TBV[@]}") us/request (raw ${TBV[*]})"
 	[[ -n "$COMPARE" ]] && line+="; COMPARE $(median "${CMPV[@]}") us/request (raw ${CMPV[*]})"
-	echo "$line; floor $(median "${RTTV[@]}") us/round trip (raw ${RTTV[*]}); taobench/floor $(median "${RAT[@]}")"
+	echo "$line"
+	echo "  Go floor $(median "${RTTV[@]}") us/round trip (raw ${RTTV[*]}), taobench/floor $(median "${RAT[@]}");" \
+		"$NATIVE_NAME $(median "${NATV[@]}") us/request (raw ${NATV[*]}), taobench/C $(median "${NRAT[@]}")"
 	echo
 }
 
@@ -114,13 +166,15 @@ echo "taobench run --workload o --threads $THREADS --warmup 0 --duration $DURATI
 [[ -n "$COMPARE" ]] && echo "COMPARE: $COMPARE"
 echo
 if [[ -n "$PG" ]]; then
-	need psql
+	need psql pgbench
+	NATIVE_NAME=pgbench
 	psql -X -q "$PG/postgres?sslmode=disable" -c "CREATE DATABASE $DB" || die "cannot create database $DB at $PG"
 	PGDB=$DB
 	bench "PostgreSQL $(psql -X -A -t "$PG/postgres?sslmode=disable" -c 'SHOW server_version' | cut -d' ' -f1)" "$PG/$DB?sslmode=disable"
 fi
 if [[ -n "$MY" ]]; then
-	need mysql
+	need mysql mysqlslap
+	NATIVE_NAME=mysqlslap
 	mysqlcli -e "CREATE DATABASE $DB" || die "cannot create database $DB at $MY"
 	MYDB=$DB
 	bench "MySQL protocol ($(mysqlcli -N -e 'SELECT VERSION()'))" "$MY/$DB"
