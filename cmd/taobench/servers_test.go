@@ -142,37 +142,6 @@ func (s srvServer) mysqlUser(t *testing.T, user, pw, db string) {
 	s.exec(t, s.admin, stmts...)
 }
 
-// srvBuffer is a buffer safe for concurrent writers; seen closes when want
-// first appears in it.
-type srvBuffer struct {
-	mu   sync.Mutex
-	buf  bytes.Buffer
-	want string
-	seen chan struct{}
-}
-
-func newSrvBuffer(want string) *srvBuffer { return &srvBuffer{want: want, seen: make(chan struct{})} }
-
-func (b *srvBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n, err := b.buf.Write(p)
-	if b.want != "" && strings.Contains(b.buf.String(), b.want) {
-		select {
-		case <-b.seen:
-		default:
-			close(b.seen)
-		}
-	}
-	return n, err
-}
-
-func (b *srvBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // srvResult is what one invocation of the command gave.
 type srvResult struct {
 	args           []string
@@ -190,7 +159,7 @@ func srvRun(t *testing.T, args ...string) srvResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	stdout, stderr := newSrvBuffer(""), newSrvBuffer("")
+	stdout, stderr := newCLISyncBuffer(""), newCLISyncBuffer("")
 	code := realMain(ctx, args, stdout, stderr)
 	return srvResult{args, code, stdout.String(), stderr.String()}
 }
@@ -800,7 +769,7 @@ func TestServerOutage(t *testing.T) {
 		const duration = 6 * time.Second
 		const before, outage = 2 * time.Second, 1500 * time.Millisecond
 		out := filepath.Join(t.TempDir(), "out.json")
-		stdout, stderr := newSrvBuffer(""), newSrvBuffer("experiment 1 of 1")
+		stdout, stderr := newCLISyncBuffer(""), newCLISyncBuffer("experiment 1 of 1")
 		args := []string{"run", "--db", proxied, "--workload", "o", "--threads", "8", "--warmup", "0", "--duration", duration.String(), "--out", out}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
