@@ -1,9 +1,12 @@
 // Package gen turns a workload and a computed graph into requests: every
 // parameter of every request is drawn from its configured distribution with a
-// client's own seeded RNG. It does no I/O and reads no clock, so the same
-// seed, workload, graph and client give the same request sequence.
+// client's own seeded RNG, and keys are chosen so that what the database
+// finds (edge hits, list sizes, new rows, shards per transaction) follows the
+// workload's fidelity targets. It does no I/O and reads no clock, so the same
+// seed, workload, graph and client give the same request sequence, given the
+// same observed results.
 //
-// How keys are chosen is described in docs/graph.md ("Generation").
+// How keys are chosen is described in docs/graph.md ("Key choice").
 package gen
 
 import (
@@ -22,9 +25,13 @@ const DefaultRangeLimit = 6000
 
 // Tries bound the redraws the generator makes before it settles.
 const (
-	nodeTries = 4  // nodes redrawn (same shard) when an edge op meets a node with no slots
-	dupTries  = 16 // ops redrawn when a write transaction would write a key twice
-	memTries  = 4  // remembered entries tried for a read_* predicate
+	listTries = 32 // nodes drawn to find a list of the wanted size
+
+	// newUniqueTypes is how many unique types past a node's preallocated
+	// ones a new unique add chooses among, so adds rarely meet each other.
+	newUniqueTypes = 1 << 12
+	dupTries       = 16 // ops redrawn when a write transaction would write a key twice
+	memTries       = 4  // remembered entries tried for a read_* predicate
 )
 
 // picker draws values of a distribution; an absent one yields def.
@@ -54,8 +61,8 @@ func (p *picker[T]) draw(r *dist.Rand) T {
 	return p.vals[p.a.Draw(r)]
 }
 
-// Plan is what the generators of one run share: the graph and the alias
-// tables, Zipf sampler and permutations drawn from the workload. It is
+// Plan is what the generators of one experiment share: the graph and the
+// alias tables, samplers and permutations drawn from the workload. It is
 // immutable, so any number of clients use one Plan at no memory per client.
 type Plan struct {
 	g    *graph.Graph
@@ -67,18 +74,50 @@ type Plan struct {
 	kinds     [tao.NumClasses]picker[tao.Kind]
 	primary   dist.Alias
 	sizes     picker[int]
+	cats      picker[tao.EdgeCategory]
+	unique    picker[tao.EdgeCategory] // the unique categories, by their weights
 	opPred    picker[tao.Predicate]
 	txnPred   picker[tao.Predicate]
 	predCount picker[int]
 	tiers     picker[tao.Tier]
 
 	zipf     bool
-	z        dist.Zipf
+	z        []dist.Zipf // one per shard: shards hold different node counts
 	perms    []dist.Perm // one per shard
-	perShard uint64
 	limit    int
 	tlo, thi int64
+
+	// Fidelity targets (workload.Natural: untargeted).
+	hit, nonEmpty, timeNonEmpty float64
+	multi                       [tao.NumClasses]float64 // P(span shards | transaction of 2+ ops)
+	addNew, race, freshShare    float64
+	pop                         popularity
+	targets                     Targets
+	inject                      injectPlan // lock holds and injected failures (inject.go)
 }
+
+// Targets are the figures the plan aims at, for validation to compare
+// with what the database returned.
+type Targets struct {
+	EdgeHitRate       float64 // workload.Natural when untargeted
+	RangeNonEmpty     float64
+	TimeRangeNonEmpty float64
+	// RangeSizeOne is the share of non-empty list reads of one edge the
+	// plan expects; SizeOneReached is false when the graph cannot reach
+	// the workload's target at any correlation.
+	RangeSizeOne   float64
+	SizeOneReached bool
+	Correlation    float64 // the correlation in use (solved or given)
+	// MeanRangeRows is the expected rows of an edge_range_read at the
+	// workload's limit, empty ones included.
+	MeanRangeRows       float64
+	MultiShardWriteTxns float64
+	MultiShardReadTxns  float64
+	EdgeAddNew          float64
+}
+
+// Targets returns what the plan aims at.
+func (p *Plan) Targets() Targets { return p.targets }
 
 // Generator makes the requests of one client. It is not safe for concurrent
 // use; give each client its own.
@@ -90,13 +129,18 @@ type Generator struct {
 	seq         uint64 // objects created so far
 	clock       int64  // write times are graph end + clock
 
-	mem memory
+	mem   memory
+	fresh recent
+	races []uint32 // per shard: contested unique adds issued so far
+	// injRng draws lock holds and injected failures, apart from rng so a
+	// workload's request stream is the same with and without them.
+	injRng dist.Rand
 }
 
 // New returns the generator of client (0-based) in run. w must be the
-// workload g was built from (graph.New has checked it); New panics if w
-// fails graph.CheckWorkload or does not match g — use NewPlan for a
-// workload that has not been through graph.New.
+// workload g was built from or one compatible with it (graph.New has
+// checked it); New panics if w fails graph.CheckWorkload or does not match
+// g — use NewPlan for a workload that has not been through graph.New.
 func New(w *workload.Workload, g *graph.Graph, client int, run int64, seed uint64) *Generator {
 	p, err := NewPlan(w, g, seed)
 	if err != nil {
@@ -122,6 +166,8 @@ func (p *Plan) Client(client int, run int64) *Generator {
 		rng:    dist.NewRand(dist.Hash(p.seed, uint64(client), 0x67656e, 0)),
 		run:    run,
 		client: int64(client),
+		races:  make([]uint32, p.g.Shards()),
+		injRng: dist.NewRand(dist.Hash(p.seed, uint64(client), 0x696e6a, 0)),
 	}
 }
 
@@ -133,37 +179,55 @@ func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 	if w.Shards() != g.Shards() {
 		return nil, fmt.Errorf("workload %q has %d shards but the graph %d: build the graph from the same workload", w.Name, w.Shards(), g.Shards())
 	}
-	gen := &Plan{
-		g:        g,
-		seed:     seed,
-		perShard: uint64(g.NodesPerShard()),
-		limit:    w.RangeLimit,
+	p := &Plan{
+		g:            g,
+		seed:         seed,
+		limit:        w.RangeLimit,
+		hit:          w.EdgeHitRate,
+		nonEmpty:     w.RangeNonEmpty,
+		timeNonEmpty: w.TimeRangeNonEmpty,
+		addNew:       w.EdgeAddNew,
+		race:         w.UniqueAddRace,
+		freshShare:   w.NewContentShare,
 	}
-	if gen.limit <= 0 {
-		gen.limit = DefaultRangeLimit
+	if p.limit <= 0 {
+		p.limit = DefaultRangeLimit
 	}
-	gen.tlo, gen.thi = g.TimeRange()
-	var errs [15]error
-	gen.classes, errs[0] = newPicker(w.Requests, tao.Read)
-	gen.readSize, errs[1] = newPicker(w.ReadTxnSizes, 1)
-	gen.writeSize, errs[2] = newPicker(w.WriteTxnSizes, 1)
-	gen.kinds[tao.Read], errs[3] = newPicker(w.ReadKinds, tao.ObjRead)
-	gen.kinds[tao.Write], errs[4] = newPicker(w.WriteKinds, tao.ObjUpdate)
-	gen.kinds[tao.ReadTxn], errs[5] = newPicker(w.ReadTxnKinds, tao.ObjRead)
-	gen.kinds[tao.WriteTxn], errs[6] = newPicker(w.WriteTxnKinds, tao.ObjUpdate)
-	gen.primary, errs[7] = dist.NewAlias(w.PrimaryShards.Weights)
-	gen.sizes, errs[8] = newPicker(w.PayloadSizes, 0)
-	gen.opPred, errs[9] = newPicker(w.OpPredicates, tao.PredNone)
-	gen.txnPred, errs[10] = newPicker(w.TxnPredicates, tao.PredNone)
-	gen.predCount, errs[11] = newPicker(w.TxnPredicateCounts, 0)
-	gen.tiers, errs[12] = newPicker(w.ReadTiers, tao.TierDB)
+	p.tlo, p.thi = g.TimeRange()
+	var errs [16]error
+	p.classes, errs[0] = newPicker(w.Requests, tao.Read)
+	p.readSize, errs[1] = newPicker(w.ReadTxnSizes, 1)
+	p.writeSize, errs[2] = newPicker(w.WriteTxnSizes, 1)
+	p.kinds[tao.Read], errs[3] = newPicker(w.ReadKinds, tao.ObjRead)
+	p.kinds[tao.Write], errs[4] = newPicker(w.WriteKinds, tao.ObjUpdate)
+	p.kinds[tao.ReadTxn], errs[5] = newPicker(w.ReadTxnKinds, tao.ObjRead)
+	p.kinds[tao.WriteTxn], errs[6] = newPicker(w.WriteTxnKinds, tao.ObjUpdate)
+	p.primary, errs[7] = dist.NewAlias(w.PrimaryShards.Weights)
+	p.sizes, errs[8] = newPicker(w.PayloadSizes, 0)
+	p.opPred, errs[9] = newPicker(w.OpPredicates, tao.PredNone)
+	p.txnPred, errs[10] = newPicker(w.TxnPredicates, tao.PredNone)
+	p.predCount, errs[11] = newPicker(w.TxnPredicateCounts, 0)
+	p.tiers, errs[12] = newPicker(w.ReadTiers, tao.TierDB)
+	p.cats, errs[13] = newPicker(w.EdgeTypes, tao.Other)
+	var uq workload.Dist[tao.EdgeCategory]
+	for i, c := range w.EdgeTypes.Values {
+		if c.Type().IsUnique() && w.EdgeTypes.Weights[i] > 0 {
+			uq.Values = append(uq.Values, c)
+			uq.Weights = append(uq.Weights, w.EdgeTypes.Weights[i])
+		}
+	}
+	p.unique, errs[14] = newPicker(uq, tao.Unique)
 	if w.KeySkew.Kind == workload.Zipf {
-		gen.zipf = true
-		gen.z, errs[13] = dist.NewZipf(gen.perShard, w.KeySkew.Theta)
-		gen.perms = make([]dist.Perm, g.Shards())
-		for s := range gen.perms {
+		p.zipf = true
+		p.z = make([]dist.Zipf, g.Shards())
+		p.perms = make([]dist.Perm, g.Shards())
+		for s := range p.perms {
+			n := uint64(g.ShardNodes(s))
+			if p.z[s], errs[15] = dist.NewZipf(n, w.KeySkew.Theta); errs[15] != nil {
+				break
+			}
 			// Keyed by seed, not client: every client shares the hot keys.
-			gen.perms[s], errs[14] = dist.NewPerm(gen.perShard, dist.Hash(seed, uint64(s), 0x7065726d, 0))
+			p.perms[s], _ = dist.NewPerm(n, dist.Hash(seed, uint64(s), 0x7065726d, 0))
 		}
 	}
 	for _, err := range errs {
@@ -171,7 +235,83 @@ func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 			return nil, fmt.Errorf("workload %q: %w", w.Name, err)
 		}
 	}
-	return gen, nil
+	p.multiShard(w)
+	p.popularity(w)
+	var err error
+	if p.inject, err = newInjectPlan(w); err != nil {
+		return nil, fmt.Errorf("workload %q: %w", w.Name, err)
+	}
+	return p, nil
+}
+
+// multiShard turns the workload's shares of multi-shard transactions into
+// the chance that a transaction of two or more operations spans shards
+// (one operation cannot).
+func (p *Plan) multiShard(w *workload.Workload) {
+	for _, c := range []struct {
+		class  tao.Class
+		sizes  workload.Dist[int]
+		target float64
+	}{{tao.WriteTxn, w.WriteTxnSizes, w.MultiShardWriteTxns}, {tao.ReadTxn, w.ReadTxnSizes, w.MultiShardReadTxns}} {
+		var two, all float64
+		for i, n := range c.sizes.Values {
+			all += c.sizes.Weights[i]
+			if n >= 2 {
+				two += c.sizes.Weights[i]
+			}
+		}
+		if two > 0 {
+			p.multi[c.class] = min(1, c.target*all/two)
+		}
+	}
+	p.targets.MultiShardWriteTxns = w.MultiShardWriteTxns
+	p.targets.MultiShardReadTxns = w.MultiShardReadTxns
+}
+
+// popularity sets the correlation of edge reads with outdegree: given, or
+// solved so that non-empty list reads have the target share of size one.
+func (p *Plan) popularity(w *workload.Workload) {
+	pop := w.EdgeReadPopularity
+	if len(pop.Values) == 0 {
+		pop = workload.DefaultEdgeReadPopularity()
+	}
+	uni, cor := pieceWeights(p.g, pop)
+	ls := newListShares(p.g, p.limit)
+	var cats [tao.NumEdgeCategories]float64
+	sum := 0.0
+	for i, c := range w.EdgeTypes.Values {
+		cats[c] += w.EdgeTypes.Weights[i]
+		sum += w.EdgeTypes.Weights[i]
+	}
+	for c := range cats {
+		cats[c] /= sum
+	}
+	primary := make([]float64, p.g.Shards())
+	psum := 0.0
+	for i, x := range w.PrimaryShards.Weights {
+		primary[i] = x
+		psum += x
+	}
+	for i := range primary {
+		primary[i] /= psum
+	}
+	stats := func(corr float64) (float64, float64, float64) {
+		return rangeStats(&ls, uni, cor, corr, p.g.Pieces(), primary, cats)
+	}
+	corr, reached := w.EdgeReadCorrelation, true
+	if corr == workload.Auto {
+		corr, reached = solveCorrelation(w.RangeSizeOne, func(c float64) float64 { one, _, _ := stats(c); return one })
+	}
+	one, rowsNE, rowsNat := stats(corr)
+	p.pop = newPopularity(p.g, corr, uni, cor)
+	t := &p.targets
+	t.EdgeHitRate, t.RangeNonEmpty, t.TimeRangeNonEmpty = w.EdgeHitRate, w.RangeNonEmpty, w.TimeRangeNonEmpty
+	t.RangeSizeOne, t.SizeOneReached, t.Correlation = one, reached, corr
+	t.MeanRangeRows = rowsNat
+	if w.RangeNonEmpty != workload.Natural {
+		t.MeanRangeRows = w.RangeNonEmpty * rowsNE
+	}
+	t.EdgeAddNew = w.EdgeAddNew
 }
 
 // Next fills req with the next request, reusing its slices.
@@ -190,38 +330,75 @@ func (gen *Generator) Next(req *tao.Request) {
 	req.Checks = req.Checks[:0]
 	req.Predicates = req.Predicates[:0]
 	kinds := &gen.kinds[c]
-	for range n {
+	// A transaction lives on one home shard, or, with the configured
+	// chance, spans shards: then its last op is moved off the shard the
+	// others share.
+	home := gen.primary.Draw(r)
+	multi := n >= 2 && r.Float64() < gen.multi[c]
+	for i := range n {
 		req.Ops = append(req.Ops, tao.Op{})
 		op := &req.Ops[len(req.Ops)-1]
-		k, shard := kinds.draw(r), gen.primary.Draw(r)
+		k, shard := kinds.draw(r), home
+		if multi {
+			shard = gen.primary.Draw(r)
+			if i == n-1 && oneShard(req.Ops[:len(req.Ops)-1], shard) {
+				shard = gen.otherShard(shard)
+			}
+		}
 		gen.op(op, k, shard)
 		if c != tao.WriteTxn {
 			continue
 		}
 		// A write transaction writes each key once: redraw the key in the
-		// same shard with the same kind (so neither mix is biased), and in
-		// the (tiny-graph) worst case leave the op out.
+		// same shard with the same kind (so neither mix is biased), then in
+		// another shard, and in the (tiny-graph) worst case leave the op out.
 		tries := 0
-		for writesTwice(req.Ops) && tries < dupTries {
+		for writesTwice(req.Ops) && tries < 2*dupTries {
+			if tries == dupTries {
+				// Hot keys of a small shard: go to another shard.
+				shard = gen.otherShard(shard)
+			}
 			gen.op(op, k, shard)
 			tries++
 		}
-		if tries == dupTries {
+		if tries == 2*dupTries {
 			req.Ops = req.Ops[:len(req.Ops)-1]
 		}
 	}
 	switch c {
 	case tao.Write:
-		gen.predicate(req, gen.opPred.draw(r))
+		gen.predicate(req, gen.opPred.draw(r), true)
 		req.Tier = tao.TierDB
 	case tao.WriteTxn:
 		for range gen.predCount.draw(r) {
-			gen.predicate(req, gen.txnPred.draw(r))
+			gen.predicate(req, gen.txnPred.draw(r), false)
 		}
 		req.Tier = tao.TierDB
 	default:
 		req.Tier = gen.tiers.draw(r)
 	}
+	gen.injectInto(req)
+}
+
+// oneShard reports whether every op of ops is on shard s.
+func oneShard(ops []tao.Op, s int) bool {
+	for i := range ops {
+		if graph.ShardOf(ops[i].ID1) != s {
+			return false
+		}
+	}
+	return true
+}
+
+// otherShard draws a shard other than s by primary_shards (s itself when
+// no other has weight).
+func (gen *Generator) otherShard(s int) int {
+	for range dupTries {
+		if t := gen.primary.Draw(&gen.rng); t != s {
+			return t
+		}
+	}
+	return s
 }
 
 // writesTwice reports whether the last op writes a key an earlier one does.
@@ -235,21 +412,33 @@ func writesTwice(ops []tao.Op) bool {
 	return false
 }
 
-// index draws a node index inside a shard.
+// index draws a node index inside a shard: uniform, as data is placed by
+// primary_shards, or by key_skew.
 func (gen *Generator) index(shard int) int64 {
 	if gen.zipf {
-		return int64(gen.perms[shard].Map(gen.z.Draw(&gen.rng) - 1))
+		return int64(gen.perms[shard].Map(gen.z[shard].Draw(&gen.rng) - 1))
 	}
-	return int64(gen.rng.Uint64N(gen.perShard))
+	return int64(gen.rng.Uint64N(uint64(gen.g.ShardNodes(shard))))
 }
+
+// chance reports true with probability p.
+func (gen *Generator) chance(p float64) bool { return p > 0 && gen.rng.Float64() < p }
 
 // op fills op with an operation of kind k on a key of shard.
 func (gen *Generator) op(op *tao.Op, k tao.Kind, shard int) {
 	r := &gen.rng
-	idx := gen.index(shard)
-	*op = tao.Op{Kind: k, ID1: graph.ID(shard, idx)}
+	*op = tao.Op{Kind: k}
 	switch k {
-	case tao.ObjRead, tao.ObjDelete:
+	case tao.ObjRead, tao.ObjUpdate, tao.ObjDelete:
+		op.ID1 = graph.ID(shard, gen.index(shard))
+		if gen.chance(gen.freshShare) {
+			if id, ok := gen.fresh.object(r, shard); ok {
+				op.ID1 = id
+			}
+		}
+		if k == tao.ObjUpdate {
+			gen.write(op)
+		}
 		return
 	case tao.ObjAdd:
 		// Run, client and seq wrap at their bit widths (docs/graph.md).
@@ -257,33 +446,233 @@ func (gen *Generator) op(op *tao.Op, k tao.Kind, shard int) {
 		gen.seq++
 		gen.write(op)
 		return
-	case tao.ObjUpdate:
-		gen.write(op)
-		return
 	}
-	d := gen.g.Outdegree(shard, idx)
-	for t := 0; d == 0 && t < nodeTries; t++ {
-		idx = gen.index(shard)
-		d = gen.g.Outdegree(shard, idx)
-	}
-	j := 0 // a node with no slots still has slot 0's (absent) edge
-	if d > 0 {
-		j = int(r.Uint64N(uint64(d)))
-	}
-	cat, id2 := gen.g.Target(shard, idx, j)
-	op.ID1, op.Type, op.ID2 = graph.ID(shard, idx), cat.Type(), id2
+	c := gen.cats.draw(r)
+	op.Type = c.Type()
 	switch k {
+	case tao.EdgePointRead:
+		switch {
+		case gen.hit == workload.Natural:
+			n := gen.popular(shard, false)
+			j := gen.slot(n.Slots[c])
+			op.ID1, op.Type, op.ID2 = n.ID, typeOf(c, j), gen.g.Target(&n, c, j)
+		case gen.chance(gen.hit):
+			gen.existing(op, shard, c)
+		default:
+			n := gen.g.Node(shard, gen.index(shard))
+			j := gen.slot(n.Slots[c] + 1)
+			op.ID1, op.Type, op.ID2 = n.ID, typeOf(c, j), gen.g.Absent(&n, c, j, r.Uint64())
+		}
+	case tao.EdgeRangeRead, tao.EdgeCountRead:
+		// List reads keep to the graph's lists, whose sizes the targets
+		// are computed over; new content is read by point reads.
+		n, j := gen.list(shard, c, gen.wantList(gen.nonEmpty))
+		op.ID1, op.Type = n.ID, typeOf(c, j)
+	case tao.EdgeTimeRead:
+		want := gen.wantList(gen.timeNonEmpty)
+		n, j := gen.list(shard, c, want)
+		op.ID1, op.Type = n.ID, typeOf(c, j)
+		switch {
+		case want == wantAny:
+			// finishEdge draws a window in the graph's year.
+		case want == wantEdges && n.Written[c] > 0:
+			// A window around one written edge's time.
+			k := j
+			if !c.Type().IsUnique() {
+				k = gen.slot(n.Written[c])
+			}
+			t := gen.g.Edge(&n, c, k).Time
+			op.Low = t - int64(r.Uint64N(graph.TimeSpan/8))
+			op.High = t + int64(r.Uint64N(graph.TimeSpan/8))
+		default:
+			op.Low, op.High = gen.tlo-2*graph.TimeSpan, gen.tlo-1 // before every row
+		}
+	case tao.EdgeAdd:
+		gen.add(op, shard, c)
+	case tao.EdgeUpdate, tao.EdgeDelete:
+		gen.existing(op, shard, c)
+	}
+	gen.finishEdge(op)
+}
+
+// typeOf is the type of slot j of category c: the category's type, or for
+// a unique category the type of its list j.
+func typeOf(c tao.EdgeCategory, j int64) tao.EdgeType {
+	if c.Type().IsUnique() {
+		return c.TypeN(int(j))
+	}
+	return c.Type()
+}
+
+// recentEdge aims op, with chance new_content_share, at an edge this
+// client created on shard, and reports whether it did.
+func (gen *Generator) recentEdge(op *tao.Op, shard int) bool {
+	if !gen.chance(gen.freshShare) {
+		return false
+	}
+	e, ok := gen.fresh.edge(&gen.rng, shard)
+	if ok {
+		op.ID1, op.Type, op.ID2 = e.ID1, e.Type, e.ID2
+	}
+	return ok
+}
+
+// What a list read asks for.
+const (
+	wantAny   = iota // untargeted: whatever the popular node holds
+	wantEdges        // a list holding edges
+	wantEmpty        // a list holding none
+)
+
+// wantList draws what a list read with non-empty share p asks for.
+func (gen *Generator) wantList(p float64) int {
+	switch {
+	case p == workload.Natural:
+		return wantAny
+	case gen.chance(p):
+		return wantEdges
+	}
+	return wantEmpty
+}
+
+// finishEdge completes an edge op's per-kind fields.
+func (gen *Generator) finishEdge(op *tao.Op) {
+	r := &gen.rng
+	switch op.Kind {
 	case tao.EdgeRangeRead:
 		op.ID2, op.Limit = 0, gen.limit
 	case tao.EdgeCountRead:
 		op.ID2 = 0
 	case tao.EdgeTimeRead:
-		span := uint64(gen.thi - gen.tlo)
-		a, b := gen.tlo+int64(r.Uint64N(span)), gen.tlo+int64(r.Uint64N(span))
-		op.ID2, op.Low, op.High, op.Limit = 0, min(a, b), max(a, b), gen.limit
+		op.ID2, op.Limit = 0, gen.limit
+		if op.High == 0 {
+			span := uint64(gen.thi - gen.tlo)
+			a, b := gen.tlo+int64(r.Uint64N(span)), gen.tlo+int64(r.Uint64N(span))
+			op.Low, op.High = min(a, b), max(a, b)
+		}
 	case tao.EdgeAdd, tao.EdgeUpdate:
 		gen.write(op)
 	}
+}
+
+// slot draws a slot of a list of n slots (slot 0 of an empty one).
+func (gen *Generator) slot(n int) int64 {
+	if n <= 0 {
+		return 0
+	}
+	return int64(gen.rng.Uint64N(uint64(n)))
+}
+
+// popular draws a node of shard by the popularity of edge reads; linked
+// leaves out nodes of outdegree 0, which have no lists.
+func (gen *Generator) popular(shard int, linked bool) graph.Node {
+	t := &gen.pop.any[shard]
+	if linked {
+		t = &gen.pop.linked[shard]
+	}
+	k := t.pieces[t.a.Draw(&gen.rng)]
+	ends := gen.g.PieceRanks(shard)
+	start := int64(0)
+	if k > 0 {
+		start = ends[k-1]
+	}
+	return gen.g.NodeAtRank(shard, start+int64(gen.rng.Uint64N(uint64(ends[k]-start))))
+}
+
+// withEdges draws a popular node with a written edge of category c; after
+// listTries it settles for the last drawn.
+func (gen *Generator) withEdges(shard int, c tao.EdgeCategory) graph.Node {
+	var n graph.Node
+	for range listTries {
+		if n = gen.popular(shard, true); n.Written[c] > 0 {
+			break
+		}
+	}
+	return n
+}
+
+// list draws a list of category c for a list read: the node, and the list
+// (the type number, for a unique category). Any popular node's list; one
+// holding edges; or one holding none (a uniform node's empty list, or an
+// unwritten unique list).
+func (gen *Generator) list(shard int, c tao.EdgeCategory, want int) (graph.Node, int64) {
+	unique := c.Type().IsUnique()
+	var n graph.Node
+	switch want {
+	case wantAny:
+		n = gen.popular(shard, false)
+		return n, gen.slot(n.Slots[c])
+	case wantEdges:
+		n = gen.withEdges(shard, c)
+		return n, gen.slot(n.Written[c])
+	}
+	for range listTries {
+		if n = gen.g.Node(shard, gen.index(shard)); n.Written[c] == 0 || unique {
+			break
+		}
+	}
+	if unique {
+		// A list past the written ones: unwritten, or never preallocated.
+		return n, int64(n.Written[c]) + gen.slot(n.Slots[c]-n.Written[c]+1)
+	}
+	return n, 0
+}
+
+// existing aims op at a written edge of category c, or, with chance
+// new_content_share, at one this client created.
+func (gen *Generator) existing(op *tao.Op, shard int, c tao.EdgeCategory) {
+	if gen.recentEdge(op, shard) {
+		return
+	}
+	n := gen.withEdges(shard, c)
+	j := gen.slot(n.Written[c])
+	op.ID1, op.Type, op.ID2 = n.ID, typeOf(c, j), gen.g.Target(&n, c, j)
+}
+
+// add aims an edge_add: a new association with chance edge_add_new (on a
+// unique category, at a node without one; with chance unique_add_race at
+// the key all clients race for), else an existing edge, overwritten.
+func (gen *Generator) add(op *tao.Op, shard int, c tao.EdgeCategory) {
+	r := &gen.rng
+	if !gen.chance(gen.addNew) {
+		gen.existing(op, shard, c)
+		return
+	}
+	if c.Type().IsUnique() && gen.chance(gen.race) {
+		gen.contested(op, shard)
+		return
+	}
+	// A uniform node: the popular ones hold lists that may nearly fill a
+	// small shard, where adds would soon meet each other.
+	n := gen.g.Node(shard, gen.index(shard))
+	j := int64(0)
+	if c.Type().IsUnique() {
+		// A unique type past every preallocated one: an empty list.
+		j = int64(n.Slots[c]) + int64(r.Uint64N(newUniqueTypes))
+	}
+	op.ID1, op.Type, op.ID2 = n.ID, typeOf(c, j), gen.g.Absent(&n, c, j, r.Uint64())
+	if gen.chance(gen.freshShare) {
+		// Link content this client created.
+		if id, ok := gen.fresh.object(r, -1); ok {
+			op.ID2 = id
+		}
+	}
+}
+
+// contested aims op at the next unique association every client of the
+// run races to insert on shard: the j-th contested add of each client on a
+// shard is the same (id1, type), with a target of the client's own, so all
+// but the first insert find "unique association exists".
+func (gen *Generator) contested(op *tao.Op, shard int) {
+	j := gen.races[shard]
+	gen.races[shard]++
+	h := dist.Hash(gen.seed, uint64(shard), uint64(j), 0x72616365)
+	c := gen.unique.vals[gen.unique.a.Pick(h)]
+	n := gen.g.Node(shard, int64(dist.Below(dist.Mix(h), uint64(gen.g.ShardNodes(shard)))))
+	// The first type past the node's preallocated ones: no edge at load.
+	k := int64(n.Slots[c])
+	op.ID1, op.Type = n.ID, typeOf(c, k)
+	op.ID2 = gen.g.Absent(&n, c, k, gen.rng.Uint64())
 }
 
 // write gives op a time after every loaded row and a payload.
@@ -291,62 +680,4 @@ func (gen *Generator) write(op *tao.Op) {
 	gen.clock++
 	op.Time = gen.thi + gen.clock
 	op.Payload = gen.g.Payload(gen.sizes.draw(&gen.rng), gen.rng.Uint64())
-}
-
-// predicate records p and turns it into a check on req (docs/graph.md).
-func (gen *Generator) predicate(req *tao.Request, p tao.Predicate) {
-	req.Predicates = append(req.Predicates, p)
-	if len(req.Ops) == 0 {
-		return
-	}
-	op := &req.Ops[gen.rng.Uint64N(uint64(len(req.Ops)))]
-	var ck tao.Check
-	switch p {
-	case tao.PredWriteVisibility, tao.PredWriteUpdateOnly, tao.PredWriteVersion:
-		if op.Kind == tao.ObjAdd {
-			return // a new id is neither visible nor read yet: nothing to check
-		}
-		ck.Key = op.Key()
-		if p == tao.PredWriteVisibility {
-			ck.Key = tao.Key{ID1: op.ID1} // the object the write refers to
-		}
-		if p == tao.PredWriteVersion {
-			v, ok := gen.mem.lookup(ck.Key)
-			if !ok {
-				return
-			}
-			ck.Kind, ck.Version = tao.CheckVersion, v
-		}
-	case tao.PredReadVisibility, tao.PredReadVersion:
-		k, v, ok := gen.mem.pick(&gen.rng, req.Ops)
-		if !ok {
-			return
-		}
-		ck.Key = k
-		if p == tao.PredReadVersion {
-			ck.Kind, ck.Version = tao.CheckVersion, v
-		}
-	default:
-		return
-	}
-	req.Checks = append(req.Checks, ck)
-}
-
-// Observe remembers the versions req's point reads found (and forgets keys
-// they found absent), for later version and read predicates.
-func (gen *Generator) Observe(req *tao.Request, res *tao.Result) {
-	if res.Outcome != tao.OK && res.Outcome != tao.NotFound {
-		return
-	}
-	for i := range min(len(req.Ops), len(res.Ops)) {
-		op := &req.Ops[i]
-		if op.Kind != tao.ObjRead && op.Kind != tao.EdgePointRead {
-			continue
-		}
-		if res.Ops[i].Found {
-			gen.mem.store(op.Key(), res.Ops[i].Version)
-		} else {
-			gen.mem.forget(op.Key())
-		}
-	}
 }

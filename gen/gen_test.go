@@ -72,6 +72,7 @@ func TestRequestsWellFormed(t *testing.T) {
 	var req tao.Request
 	var res tao.Result
 	checks := 0
+	created := map[int64]bool{}
 	for i := 0; i < 20000; i++ {
 		gn.Next(&req)
 		switch req.Class {
@@ -106,11 +107,17 @@ func TestRequestsWellFormed(t *testing.T) {
 			if graph.ShardOf(op.ID1) >= g.Shards() {
 				t.Fatalf("op %+v: shard out of range", op)
 			}
-			if op.Kind == tao.ObjAdd {
-				if !graph.IsNew(op.ID1) {
+			switch {
+			case op.Kind == tao.ObjAdd:
+				if !graph.IsNew(op.ID1) || created[op.ID1] {
 					t.Fatalf("obj_add of existing id %x", op.ID1)
 				}
-			} else if graph.IsNew(op.ID1) || graph.IndexOf(op.ID1) >= g.NodesPerShard() {
+				created[op.ID1] = true
+			case graph.IsNew(op.ID1):
+				if op.Kind.IsEdge() || !created[op.ID1] {
+					t.Fatalf("op %+v: id1 is new but not an object this client created", op)
+				}
+			case graph.IndexOf(op.ID1) >= g.ShardNodes(graph.ShardOf(op.ID1)):
 				t.Fatalf("op %+v: id1 is not a loaded node", op)
 			}
 			if op.Kind.IsEdge() && !op.Type.IsForward() {
@@ -122,7 +129,8 @@ func TestRequestsWellFormed(t *testing.T) {
 					t.Fatalf("range read %+v", op)
 				}
 			case tao.EdgeTimeRead:
-				if op.Low > op.High || op.Low < tlo || op.High >= thi || op.Limit != w.RangeLimit {
+				// A window in the graph's year, or wholly before it (empty).
+				if op.Low > op.High || (op.Low < tlo && op.High >= tlo) || op.High >= thi || op.Limit != w.RangeLimit {
 					t.Fatalf("time read %+v", op)
 				}
 			case tao.ObjAdd, tao.ObjUpdate, tao.EdgeAdd, tao.EdgeUpdate:
@@ -199,7 +207,9 @@ func TestChecksFollowPredicates(t *testing.T) {
 			}
 			res.Reset(len(req.Ops))
 			for j, op := range req.Ops {
-				res.Ops[j] = tao.OpResult{Found: true, Version: int64(i)}
+				// Reads find their key at version i; writes find nothing, so
+				// the client bumps no version it remembers.
+				res.Ops[j] = tao.OpResult{Found: op.Kind.IsRead(), Version: int64(i)}
 				if op.Kind == tao.ObjRead || op.Kind == tao.EdgePointRead {
 					read[op.Key()] = int64(i)
 				}
@@ -251,7 +261,7 @@ func TestKeySkew(t *testing.T) {
 			}
 			hits[graph.IndexOf(req.Ops[0].ID1)]++
 		}
-		return hits, g.NodesPerShard()
+		return hits, g.ShardNodes(7)
 	}
 	hits, n := count(workload.Skew{Kind: workload.Uniform})
 	obs := make([]int64, n)

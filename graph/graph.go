@@ -1,16 +1,16 @@
 // Package graph is the computed graph: a pure function of (workload, seed,
 // size) that gives, in O(1) time and memory, every fact of every node and
-// edge slot — outdegree, association type, target, time, payload, whether
-// the load writes it. The loader writes it; the generator recomputes keys
-// from it instead of reading the graph back. See docs/graph.md.
+// edge slot — outdegree, its association lists and their sizes, targets,
+// times, payloads, whether the load writes a slot. The loader writes it; the
+// generator recomputes keys from it instead of reading the graph back, and
+// can draw a node of a given outdegree class in O(1). See docs/graph.md.
 package graph
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"slices"
-	"strconv"
+	"sort"
 
 	"github.com/taobench/taobench/dist"
 	"github.com/taobench/taobench/tao"
@@ -19,7 +19,7 @@ import (
 
 // FormatVersion changes whenever the same (workload, seed, edges) would give
 // a different graph, so an old load is never taken for a new one.
-const FormatVersion = "1"
+const FormatVersion = "2"
 
 // Loaded times are Unix seconds in [TimeBase, TimeBase+TimeSpan).
 const (
@@ -32,46 +32,58 @@ const (
 const (
 	golden = 0x9e3779b97f4a7c15
 
-	fCategory = 1
-	fShard    = 2
-	fIndex    = 3
-	fTime     = 4
-	fSize     = 5
-	fWritten  = 6
-	fPiece    = 7
-	fDegree   = 8
+	fShard   = 2
+	fIndex   = 3
+	fTime    = 4
+	fSize    = 5
+	fSplit   = 6 // rounding of the bidirectional/other split
+	fHas     = 7 // unique list present (+category)
+	fWritten = 9 // unique slot written (+category)
+	fEmpty   = 11
 
-	slotMul = 0xd6e8feb86659fd93 // odd: j -> (j+1)*slotMul is a bijection
+	slotMul = 0xd6e8feb86659fd93 // odd: x -> x*slotMul is a bijection
 )
 
 func field(base uint64, k uint64) uint64 { return dist.Mix(base + k*golden) }
 
+// unit maps a hash to [0, 1).
+func unit(x uint64) float64 { return float64(x>>11) * 0x1p-53 }
+
 // Graph is immutable after New and safe for concurrent use.
 type Graph struct {
-	seed     uint64
-	key      uint64 // dist.Hash of seed: the root of every fact
-	edges    int64
-	shards   int
-	perShard int64
-	maxDeg   int
-	written  uint64 // a slot is written at load when its hash is below this
+	seed   uint64
+	key    uint64 // dist.Hash of seed: the root of every fact
+	edges  int64
+	shards int
+	maxDeg int
 
-	pieces   [][2]int // outdegree pieces (lo, hi]; the first is [v0, v0]
-	pieceA   dist.Alias
-	cats     []tao.EdgeCategory
-	catA     dist.Alias
-	remote   []int
-	remoteA  dist.Alias
-	sizes    []int
-	sizeA    dist.Alias
-	payload  []byte
-	hash     string
-	expected float64 // expected written forward edges per node
+	nodes []int64 // node count of each shard
+	first []int64 // global number of each shard's first node; first[shards] = all
+
+	pieces  [][2]int  // outdegree pieces (lo, hi]; the first is [v0, v0]
+	cum     []float64 // cumulative share of nodes at the end of each piece
+	rankEnd [][]int64 // per shard: the rank one past each piece's last node
+	perms   []dist.Perm
+
+	cats        [tao.NumEdgeCategories]float64 // stored share of each category
+	catCum      [tao.NumEdgeCategories]float64 // their cumulative shares, in category order
+	listMax     float64                        // the largest share of a node's slots one list takes
+	empty       float64
+	remote      []int
+	remoteA     dist.Alias
+	remoteShare []float64 // by shard
+	remoteCum   []float64 // cumulative, by shard
+	sizes       []int
+	sizeA       dist.Alias
+	payload     []byte
+	hash        string
+	expected    float64 // expected forward edges the load writes
 }
 
 // New returns the graph of w, seed and about edges written forward edges.
 // The node count is chosen so that the expected number of forward edges the
-// load writes is edges (see docs/graph.md), spread evenly over w's shards.
+// load writes is edges (see docs/graph.md), placed over the shards in
+// proportion to w's primary_shards.
 func New(w *workload.Workload, seed uint64, edges int64) (*Graph, error) {
 	if err := CheckWorkload(w); err != nil {
 		return nil, err
@@ -79,269 +91,473 @@ func New(w *workload.Workload, seed uint64, edges int64) (*Graph, error) {
 	if edges < 1 {
 		return nil, fmt.Errorf("graph of %d edges: give a positive --edges", edges)
 	}
-	g := &Graph{seed: seed, key: dist.Hash(seed, 0x6772617068, 0, 0), edges: edges, shards: w.Shards()}
+	g := &Graph{seed: seed, key: dist.Hash(seed, 0x6772617068, 2, 0), edges: edges, shards: w.Shards(), empty: w.EmptySlots}
 	g.maxDeg = int(min(edges/10+1, math.MaxInt32))
 	if w.MaxOutdegree > 0 {
 		g.maxDeg = min(g.maxDeg, w.MaxOutdegree)
 	}
-	g.written = threshold(1 - w.EmptySlots)
 	var err error
+	wsum := 0.0
+	for _, x := range w.Outdegree.Weights {
+		wsum += x
+	}
+	acc := 0.0
 	for i, v := range w.Outdegree.Values {
 		lo := v
 		if i > 0 {
 			lo = w.Outdegree.Values[i-1]
 		}
 		g.pieces = append(g.pieces, [2]int{lo, v})
+		acc += w.Outdegree.Weights[i]
+		g.cum = append(g.cum, acc/wsum)
 	}
-	if g.pieceA, err = dist.NewAlias(w.Outdegree.Weights); err != nil {
-		return nil, err // CheckWorkload has checked every alias below
-	}
-	g.cats = slices.Clone(w.EdgeTypes.Values)
-	if g.catA, err = dist.NewAlias(w.EdgeTypes.Weights); err != nil {
+	g.cum[len(g.cum)-1] = 1
+	if err := g.categories(w); err != nil {
 		return nil, err
 	}
 	g.remote = slices.Clone(w.RemoteShards.Values)
+	g.remoteShare = make([]float64, g.shards)
+	rsum := 0.0
+	for i, t := range w.RemoteShards.Values {
+		g.remoteShare[t] += w.RemoteShards.Weights[i]
+		rsum += w.RemoteShards.Weights[i]
+	}
+	g.remoteCum = make([]float64, g.shards)
+	racc := 0.0
+	for t := range g.remoteShare {
+		g.remoteShare[t] /= rsum
+		racc += g.remoteShare[t]
+		g.remoteCum[t] = racc
+	}
+	g.remoteCum[g.shards-1] = 1
 	if g.remoteA, err = dist.NewAlias(w.RemoteShards.Weights); err != nil {
-		return nil, err
+		return nil, err // CheckWorkload has checked every alias below
 	}
 	g.sizes = slices.Clone(w.PayloadSizes.Values)
 	if g.sizeA, err = dist.NewAlias(w.PayloadSizes.Weights); err != nil {
 		return nil, err
 	}
 	g.payload = newPayload(seed, slices.Max(g.sizes)+payloadSlack)
-
-	// Fewer nodes per shard mean more slots of a node hitting the same
-	// target, so fewer distinct edges: iterate to the fixed point.
-	g.perShard = 1 << 40
-	for range 50 {
-		g.expected = expectedEdges(w, g.maxDeg, g.perShard)
-		if !(g.expected > 0) {
-			return nil, fmt.Errorf("workload %q: its outdegree, edge_types and empty_slots give no edges; give outdegree weight to values above 0", w.Name)
-		}
-		per := math.Ceil(math.Ceil(float64(edges)/g.expected) / float64(g.shards))
-		if per >= MaxNodesPerShard {
-			return nil, fmt.Errorf("graph of %d edges needs %.0f nodes per shard, more than the %d an id can hold; give fewer --edges", edges, per, int64(MaxNodesPerShard))
-		}
-		if int64(per) == g.perShard {
-			break
-		}
-		g.perShard = int64(per)
+	if err := g.place(w.PrimaryShards.Weights); err != nil {
+		return nil, err
 	}
-	g.expected = expectedEdges(w, g.maxDeg, g.perShard)
-	g.hash = graphHash(w)
+	g.hash = w.GraphHash()
 	return g, nil
 }
 
-// threshold converts a probability to a bound on uniform 64-bit values.
-func threshold(p float64) uint64 {
-	if p >= 1 {
-		return math.MaxUint64
-	}
-	return uint64(p * 0x1p64)
-}
-
-// expectedEdges is the expected number of forward edges the load writes per
-// node when shards hold perShard nodes. A slot is written with probability
-// q = 1-empty_slots. A unique category c yields one edge when any of the
-// node's d slots is a written slot of c: 1-(1-q*p_c)^d. A non-unique category
-// c yields one edge per distinct target: with N nodes per shard and r_s the
-// remote weight of shard s, sum over s of N*(1-(1-q*p_c*r_s/N)^d).
-func expectedEdges(w *workload.Workload, maxDeg int, perShard int64) float64 {
-	q := 1 - w.EmptySlots
-	var pc [tao.NumEdgeCategories]float64
+// categories sets the stored share of each association category: a
+// node's outdegree slots are split among the categories in proportion
+// (systematic rounding, so the counts add up to the outdegree and each has
+// its exact expectation). A unique category's slots are lists of their own,
+// one type each (docs/graph.md, "Lists").
+func (g *Graph) categories(w *workload.Workload) error {
 	sum := 0.0
 	for i, c := range w.EdgeTypes.Values {
-		pc[c] += w.EdgeTypes.Weights[i]
+		g.cats[c] += w.EdgeTypes.Weights[i]
 		sum += w.EdgeTypes.Weights[i]
 	}
-	rs := make([]float64, w.Shards())
-	rsum := 0.0
-	for i, s := range w.RemoteShards.Values {
-		rs[s] += w.RemoteShards.Weights[i]
-		rsum += w.RemoteShards.Weights[i]
+	acc := 0.0
+	for c := range g.cats {
+		g.cats[c] /= sum
+		acc += g.cats[c]
+		g.catCum[c] = acc
 	}
-	n := float64(perShard)
-	// geo returns the sum over d in [a, b] of 1-(1-x)^d, for 0 <= x <= 1.
-	geo := func(a, b, x float64) float64 {
-		cnt := b - a + 1
-		if x == 0 {
-			return 0
-		}
-		if x == 1 {
-			return cnt - math.Max(0, 1-a) // only d = 0 gives 0
-		}
-		l := math.Log1p(-x)
-		return cnt - math.Exp(a*l)*-math.Expm1(cnt*l)/x
-	}
-	// sumF returns the sum of the expected edges of a node over degrees in [a, b].
-	sumF := func(a, b int) float64 {
-		if b < a {
-			return 0
-		}
-		fa, fb := float64(a), float64(b)
-		s := 0.0
-		for c := range pc {
-			p := q * pc[c] / sum
-			if p == 0 {
-				continue
-			}
-			if tao.EdgeCategory(c).Type().IsUnique() {
-				s += geo(fa, fb, p)
-				continue
-			}
-			for _, r := range rs {
-				s += n * geo(fa, fb, p*r/rsum/n)
-			}
-		}
-		return s
-	}
-	wsum, e := 0.0, 0.0
-	for i, v := range w.Outdegree.Values {
-		a := v
-		if i > 0 {
-			a = w.Outdegree.Values[i-1] + 1
-		}
-		wt := w.Outdegree.Weights[i]
-		wsum += wt
-		if wt == 0 {
-			continue
-		}
-		// Draws above the cap count as the cap.
-		capped := sumF(a, min(v, maxDeg)) + float64(max(0, v-max(a-1, maxDeg)))*sumF(maxDeg, maxDeg)
-		e += wt * capped / float64(v-a+1)
-	}
-	return e / wsum
+	g.catCum[tao.NumEdgeCategories-1] = 1
+	g.listMax = max(g.cats[tao.Bidirectional], g.cats[tao.Other], 1e-9)
+	return nil
 }
 
-// graphHash identifies what of w shapes the graph. A workload that provides
-// its own GraphHash is trusted with it.
-func graphHash(w *workload.Workload) string {
-	if h, ok := any(w).(interface{ GraphHash() string }); ok {
-		return h.GraphHash()
+// meanDegree is the mean outdegree of the pieces, capped at maxDeg.
+func (g *Graph) meanDegree() float64 {
+	m, prev := 0.0, 0.0
+	for i, p := range g.pieces {
+		share := g.cum[i] - prev
+		prev = g.cum[i]
+		if p[0] == p[1] {
+			m += share * float64(min(p[1], g.maxDeg))
+			continue
+		}
+		lo, hi := p[0]+1, p[1]
+		// Degrees spread evenly over (lo-1, hi]; those above the cap count as it.
+		if hi <= g.maxDeg {
+			m += share * float64(lo+hi) / 2
+			continue
+		}
+		if lo > g.maxDeg {
+			m += share * float64(g.maxDeg)
+			continue
+		}
+		below := float64(g.maxDeg-lo+1) / float64(hi-lo+1)
+		m += share * (below*float64(lo+g.maxDeg)/2 + (1-below)*float64(g.maxDeg))
 	}
-	f := fnv.New64a()
-	fmt.Fprintf(f, "shards %d\nremote %v %v\nedge_types %v %v\npayload %v %v\noutdegree %v %v max %d\nempty %v\n",
-		w.Shards(), w.RemoteShards.Values, w.RemoteShards.Weights, w.EdgeTypes.Values, w.EdgeTypes.Weights,
-		w.PayloadSizes.Values, w.PayloadSizes.Weights, w.Outdegree.Values, w.Outdegree.Weights, w.MaxOutdegree, w.EmptySlots)
-	return strconv.FormatUint(f.Sum64(), 16)
+	return m
 }
+
+// place chooses each shard's node count in proportion to primary, so that
+// the expected forward edges are g.edges, and builds the per-shard tables.
+func (g *Graph) place(primary []float64) error {
+	sum := 0.0
+	for _, x := range primary {
+		sum += x
+	}
+	perNode := (1 - g.empty) * g.meanDegree()
+	if !(perNode > 0) {
+		return fmt.Errorf("the outdegree and empty_slots give no edges; give outdegree weight to values above 0")
+	}
+	capDeg := g.maxDeg
+	total := float64(g.edges) / perNode
+	for range 40 {
+		g.allocate(total, primary, sum)
+		g.maxDeg = min(capDeg, g.fitDegree())
+		e := g.expectedEdges()
+		if math.Abs(e-float64(g.edges)) <= 1e-4*float64(g.edges) || e == 0 {
+			break
+		}
+		total *= float64(g.edges) / e
+	}
+	if g.expectedEdges() == 0 {
+		return fmt.Errorf("the outdegree and empty_slots give no edges; give outdegree weight to values above 0")
+	}
+	for s, n := range g.nodes {
+		if n >= MaxNodesPerShard {
+			return fmt.Errorf("graph of %d edges needs %d nodes in shard %d, more than the %d an id can hold; give fewer --edges", g.edges, n, s, int64(MaxNodesPerShard))
+		}
+	}
+	g.perms = make([]dist.Perm, g.shards)
+	for s := range g.perms {
+		// Keyed by the graph's seed: which node has which degree is a fact of the graph.
+		g.perms[s], _ = dist.NewPerm(uint64(g.nodes[s]), dist.Hash(g.seed, uint64(s), 0x646567, 0))
+	}
+	g.expected = g.expectedEdges()
+	return nil
+}
+
+// allocate sets the node counts for about total nodes, every shard at least one.
+func (g *Graph) allocate(total float64, primary []float64, sum float64) {
+	g.nodes = make([]int64, g.shards)
+	g.first = make([]int64, g.shards+1)
+	g.rankEnd = make([][]int64, g.shards)
+	for s := range g.nodes {
+		n := int64(math.Round(min(total*primary[s]/sum, MaxNodesPerShard)))
+		g.nodes[s] = max(1, n)
+		g.first[s+1] = g.first[s] + g.nodes[s]
+		ends := make([]int64, len(g.cum))
+		for k, c := range g.cum {
+			ends[k] = int64(math.Round(c * float64(g.nodes[s])))
+		}
+		ends[len(ends)-1] = g.nodes[s]
+		g.rankEnd[s] = ends
+	}
+}
+
+// expectedEdges is the expected number of forward edges the load writes:
+// every outdegree slot, less the empty ones. Degrees are exact sums; only
+// the rounding of empty slots is random.
+func (g *Graph) expectedEdges() float64 { return float64(g.degreeSum()) * (1 - g.empty) }
+
+// fitDegree is the largest outdegree whose lists fit every shard: a list
+// sends about its size times a shard's remote share to that shard, and a
+// shard cannot hold more distinct targets than it has nodes.
+func (g *Graph) fitDegree() int {
+	fit := math.MaxInt32
+	for t, r := range g.remoteShare {
+		if r > 0 {
+			s := (float64(g.nodes[t]-1)/r - 2) / g.listMax
+			fit = min(fit, int(max(1, s)))
+		}
+	}
+	return fit
+}
+
+// degreeSum is the sum of every node's outdegree.
+func (g *Graph) degreeSum() int64 {
+	sum := int64(0)
+	for s := range g.nodes {
+		start := int64(0)
+		for k, end := range g.rankEnd[s] {
+			sum += g.pieceDegreeSum(k, end-start)
+			start = end
+		}
+	}
+	return sum
+}
+
+// pieceDegreeSum is the sum of the degrees of n nodes of piece k.
+func (g *Graph) pieceDegreeSum(k int, n int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	p := g.pieces[k]
+	if p[0] == p[1] {
+		return n * int64(min(p[1], g.maxDeg))
+	}
+	lo, m, c := int64(p[0]), int64(p[1]-p[0]), int64(g.maxDeg)
+	// Degree of the i-th node: lo+1+floor(i*m/n); capped at c from the first
+	// i with floor(i*m/n) >= c-lo-1, i.e. i >= ceil((c-lo-1)*n/m).
+	capAt := n
+	if c-lo-1 < m {
+		capAt = min(n, max(0, ceilDiv(max(c-lo-1, 0)*n, m)))
+	}
+	return capAt*(lo+1) + floorSum(capAt, n, m, 0) + (n-capAt)*c
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// floorSum returns the sum over i in [0, n) of floor((a*i+b)/m), for
+// non-negative arguments, in O(log m) steps.
+func floorSum(n, m, a, b int64) int64 {
+	ans := int64(0)
+	for n > 0 {
+		if a >= m {
+			ans += (n - 1) * n / 2 * (a / m)
+			a %= m
+		}
+		if b >= m {
+			ans += n * (b / m)
+			b %= m
+		}
+		yMax := a*n + b
+		if yMax < m {
+			break
+		}
+		n, b, m, a = yMax/m, yMax%m, a, m
+	}
+	return ans
+}
+
+// Seed returns the graph's seed.
+func (g *Graph) Seed() uint64 { return g.seed }
 
 // Edges returns the requested size in forward edges.
 func (g *Graph) Edges() int64 { return g.edges }
 
-// Nodes returns the number of loaded nodes (NodesPerShard * Shards).
-func (g *Graph) Nodes() int64 { return g.perShard * int64(g.shards) }
+// Nodes returns the number of loaded nodes over all shards.
+func (g *Graph) Nodes() int64 { return g.first[g.shards] }
 
-// NodesPerShard returns the node count of every shard.
-func (g *Graph) NodesPerShard() int64 { return g.perShard }
+// ShardNodes returns the node count of shard s.
+func (g *Graph) ShardNodes(s int) int64 { return g.nodes[s] }
+
+// Locate returns the shard and index of global node n (shard-major order).
+func (g *Graph) Locate(n int64) (shard int, index int64) {
+	s := sort.Search(g.shards, func(i int) bool { return g.first[i+1] > n })
+	return s, n - g.first[s]
+}
 
 // Shards returns the shard count.
 func (g *Graph) Shards() int { return g.shards }
 
-// MaxOutdegree returns the cap on a node's slots.
+// MaxOutdegree returns the cap on a node's outdegree.
 func (g *Graph) MaxOutdegree() int { return g.maxDeg }
 
 // ExpectedEdges returns the expected number of forward edges the load writes.
-func (g *Graph) ExpectedEdges() float64 { return g.expected * float64(g.Nodes()) }
+func (g *Graph) ExpectedEdges() float64 { return g.expected }
+
+// CategoryShare returns the stored share of category c among forward edges.
+func (g *Graph) CategoryShare(c tao.EdgeCategory) float64 { return g.cats[c] }
 
 // TimeRange returns the times of loaded rows: lo <= t < hi.
 func (g *Graph) TimeRange() (lo, hi int64) { return TimeBase, TimeBase + TimeSpan }
+
+// Pieces returns the outdegree pieces (lo, hi] (the first is exactly hi).
+func (g *Graph) Pieces() [][2]int { return g.pieces }
+
+// PieceRanks returns the end ranks of the pieces in shard s: piece k holds
+// ranks [end[k-1], end[k]). Nodes are ranked by outdegree, ascending.
+func (g *Graph) PieceRanks(s int) []int64 { return g.rankEnd[s] }
+
+// AtRank returns the index of the node of shard s whose outdegree rank is r.
+func (g *Graph) AtRank(s int, r int64) int64 { return int64(g.perms[s].Inverse(uint64(r))) }
 
 // nodeBase is the hash every fact of a node derives from: one bijective
 // round over the seeded key, so distinct ids never share a base.
 func (g *Graph) nodeBase(id int64) uint64 { return dist.Mix(g.key ^ uint64(id)) }
 
-// slotBase is the hash every fact of slot j of a node derives from.
-func (g *Graph) slotBase(nb uint64, j int) uint64 {
-	return dist.Mix(nb ^ (uint64(j)+1)*slotMul)
+// slotBase is the hash every fact of slot k of a node's list c derives from.
+func slotBase(nb uint64, c tao.EdgeCategory, k int64) uint64 {
+	return dist.Mix(nb ^ (uint64(c)<<56|uint64(k)+1)*slotMul)
 }
 
-// Outdegree returns the number of edge slots of node (shard, index).
-func (g *Graph) Outdegree(shard int, index int64) int {
-	b := g.nodeBase(ID(shard, index))
-	p := g.pieces[g.pieceA.Pick(field(b, fPiece))]
-	d := p[1]
-	if p[1] > p[0] {
-		d = p[0] + 1 + int(dist.Below(field(b, fDegree), uint64(p[1]-p[0])))
+// Node is everything about one node's association lists.
+//
+// Its Degree outdegree slots are split among the categories. Of a
+// bidirectional or other category the node has one list (the category's
+// first type) of Slots[c] slots, the first Written[c] written at load. Of a
+// unique category it has Slots[c] lists, types TypeN(0..Slots-1), of one
+// slot each, the first Written[c] of them written.
+type Node struct {
+	ID      int64
+	Degree  int
+	Slots   [tao.NumEdgeCategories]int
+	Written [tao.NumEdgeCategories]int
+	base    uint64
+}
+
+// Node returns the facts of node (shard, index), which must be inside the graph.
+func (g *Graph) Node(shard int, index int64) Node {
+	return g.node(shard, index, int64(g.perms[shard].Map(uint64(index))))
+}
+
+// NodeAtRank returns the facts of the node of shard s at outdegree rank r.
+func (g *Graph) NodeAtRank(s int, r int64) Node {
+	return g.node(s, int64(g.perms[s].Inverse(uint64(r))), r)
+}
+
+func (g *Graph) node(shard int, index, rank int64) Node {
+	id := ID(shard, index)
+	n := Node{ID: id, base: g.nodeBase(id)}
+	n.Degree = g.degreeAt(shard, rank)
+	u := unit(field(n.base, fSplit))
+	prev := 0
+	for c := range tao.NumEdgeCategories {
+		end := int(math.Floor(float64(n.Degree)*g.catCum[c] + u))
+		if c == tao.NumEdgeCategories-1 {
+			end = n.Degree
+		}
+		s := end - prev
+		prev = end
+		n.Slots[c] = s
+		n.Written[c] = s - int(math.Floor(float64(s)*g.empty+unit(field(n.base, fEmpty+uint64(c)))))
 	}
-	return min(d, g.maxDeg)
+	return n
 }
 
-// Target returns the association category and the id2 of slot j of node
-// (shard, index). It is defined for every j >= 0, inside the outdegree or not.
-func (g *Graph) Target(shard int, index int64, j int) (tao.EdgeCategory, int64) {
-	b := g.slotBase(g.nodeBase(ID(shard, index)), j)
-	return g.cats[g.catA.Pick(field(b, fCategory))], g.id2(b)
-}
-
-func (g *Graph) id2(b uint64) int64 {
-	s := g.remote[g.remoteA.Pick(field(b, fShard))]
-	return ID(s, int64(dist.Below(field(b, fIndex), uint64(g.perShard))))
-}
-
-// Slot is everything about one edge slot.
-type Slot struct {
-	Category tao.EdgeCategory
-	ID2      int64
-	Time     int64
-	Value    []byte // shared, read-only
-	// Drawn reports whether the slot drew "written" (probability
-	// 1-empty_slots). The load writes it unless an earlier written slot of
-	// the node has the same unique category or the same (type, id2).
-	Drawn bool
-}
-
-// Slot returns the facts of slot j of node (shard, index).
-func (g *Graph) Slot(shard int, index int64, j int) Slot {
-	b := g.slotBase(g.nodeBase(ID(shard, index)), j)
-	return Slot{
-		Category: g.cats[g.catA.Pick(field(b, fCategory))],
-		ID2:      g.id2(b),
-		Time:     TimeBase + int64(dist.Below(field(b, fTime), TimeSpan)),
-		Value:    g.value(field(b, fSize)),
-		Drawn:    field(b, fWritten) < g.written,
+// degreeAt returns the outdegree of the node of shard s at rank r: pieces
+// hold consecutive ranks, and a piece's degrees rise evenly over its ranks,
+// so the degree sum of the graph is exact.
+func (g *Graph) degreeAt(s int, r int64) int {
+	ends := g.rankEnd[s]
+	k := sort.Search(len(ends), func(i int) bool { return ends[i] > r })
+	p := g.pieces[k]
+	if p[0] == p[1] {
+		return min(p[1], g.maxDeg)
 	}
+	start := int64(0)
+	if k > 0 {
+		start = ends[k-1]
+	}
+	n, m := ends[k]-start, int64(p[1]-p[0])
+	d := int64(p[0]) + 1 + mulDiv(r-start, m, n)
+	return int(min(d, int64(g.maxDeg)))
+}
+
+// mulDiv returns floor(a*b/c) without overflow for a < c.
+func mulDiv(a, b, c int64) int64 {
+	if a == 0 {
+		return 0
+	}
+	if a <= math.MaxInt64/b {
+		return a * b / c
+	}
+	return int64(float64(a) * float64(b) / float64(c))
+}
+
+// Edge returns slot k of node n's category c: slot k of its list for a
+// bidirectional or other category, the slot of its list (type) k for a
+// unique one. Slots at or past Slots[c] are defined too.
+func (g *Graph) Edge(n *Node, c tao.EdgeCategory, k int64) tao.Edge {
+	sb := slotBase(n.base, c, k)
+	t := c.Type()
+	if t.IsUnique() {
+		t = c.TypeN(int(k))
+	}
+	return tao.Edge{
+		ID1: n.ID, ID2: g.Target(n, c, k), Type: t, Version: 1,
+		Time:  TimeBase + int64(dist.Below(field(sb, fTime), TimeSpan)),
+		Value: g.value(field(sb, fSize)),
+	}
+}
+
+// listPrime spreads a list's slots over its layout: k -> k*listPrime mod s
+// is a bijection for every list size below it.
+const listPrime = 2654435761
+
+// layout returns where list c of node n puts shard t's slots: positions
+// [from, to) of its s slots, and the index its run of targets starts at.
+// A list lays its slots out in shard order, shard t taking positions
+// [B(t-1), B(t)) with B(t) = floor(s*C(t) + u), C the cumulative
+// remote_shards and u the list's own rounding: every shard gets its share
+// exactly, rounded.
+func (g *Graph) layout(n *Node, c tao.EdgeCategory, t int) (from, to, start uint64) {
+	s := float64(n.Slots[c])
+	u := unit(dist.Hash(n.base, uint64(c), 0x6c6973, 1))
+	to = uint64(math.Floor(s*g.remoteCum[t] + u))
+	if t > 0 {
+		from = uint64(math.Floor(s*g.remoteCum[t-1] + u))
+	}
+	if t == g.shards-1 {
+		to = uint64(n.Slots[c])
+	}
+	return from, to, dist.Hash(n.base, uint64(c), uint64(t), 0x746172) % uint64(g.nodes[t])
+}
+
+// Target returns the id2 of slot k of node n's category c (see Edge).
+// Slot k of a list sits at position k*listPrime+off mod s of its layout, so
+// the written first slots spread over every shard, and the slots in shard t
+// take consecutive indices from the list's start there: no two slots of a
+// list meet the same target while the list fits the shard (fitDegree).
+// Slots past the list, and unique lists, draw a target by remote_shards.
+func (g *Graph) Target(n *Node, c tao.EdgeCategory, k int64) int64 {
+	s := uint64(n.Slots[c])
+	if c.Type().IsUnique() || uint64(k) >= s {
+		sb := slotBase(n.base, c, k)
+		t := g.remote[g.remoteA.Pick(field(sb, fShard))]
+		return ID(t, int64(dist.Below(field(sb, fIndex), uint64(g.nodes[t]))))
+	}
+	off := dist.Hash(n.base, uint64(c), 0x6c6973, 0) % s
+	x := (uint64(k)*listPrime%s + off) % s
+	u := unit(dist.Hash(n.base, uint64(c), 0x6c6973, 1))
+	t := sort.Search(g.shards-1, func(i int) bool { return uint64(math.Floor(float64(s)*g.remoteCum[i]+u)) > x })
+	from, _, start := g.layout(n, c, t)
+	nt := uint64(g.nodes[t])
+	return ID(t, int64((start+(x-from)%nt)%nt))
+}
+
+// Absent returns, for draw x, an id2 that node n's category c does not
+// hold at load (for a unique category, in list k; k is ignored otherwise):
+// in the shard x draws by remote_shards, an index past the list's run of
+// targets there, free unless the list covers the whole shard. Run-time adds
+// and absent keys take their id2s here.
+func (g *Graph) Absent(n *Node, c tao.EdgeCategory, k int64, x uint64) int64 {
+	t := g.remote[g.remoteA.Pick(x)]
+	nt := uint64(g.nodes[t])
+	y := dist.Mix(x)
+	if c.Type().IsUnique() {
+		id := ID(t, int64(y%nt))
+		if id == g.Target(n, c, k) && nt > 1 {
+			id = ID(t, int64((y+1)%nt))
+		}
+		return id
+	}
+	from, to, start := g.layout(n, c, t)
+	if m := to - from; m < nt {
+		return ID(t, int64((start+m+y%(nt-m))%nt))
+	}
+	return ID(t, int64(y%nt))
 }
 
 // AppendNode appends node (shard, index)'s object and the edges the load
-// writes for it: its forward edges and, for bidirectional types, their
-// inverses (which live on id2's shard). Values share the graph's read-only
-// payload buffer. A node outside the graph appends nothing.
+// writes for it: the written slots of each category and, for bidirectional
+// types, their inverses (which live on id2's shard). Values share the
+// graph's read-only payload buffer. A node outside the graph appends nothing.
 func (g *Graph) AppendNode(shard int, index int64, objs []tao.Object, edges []tao.Edge) ([]tao.Object, []tao.Edge) {
-	if shard < 0 || shard >= g.shards || index < 0 || index >= g.perShard {
+	if shard < 0 || shard >= g.shards || index < 0 || index >= g.nodes[shard] {
 		return objs, edges
 	}
-	id := ID(shard, index)
-	b := g.nodeBase(id)
+	n := g.Node(shard, index)
 	objs = append(objs, tao.Object{
-		ID:      id,
-		Time:    TimeBase + int64(dist.Below(field(b, fTime), TimeSpan)),
+		ID:      n.ID,
+		Time:    TimeBase + int64(dist.Below(field(n.base, fTime), TimeSpan)),
 		Version: 1,
-		Value:   g.value(field(b, fSize)),
+		Value:   g.value(field(n.base, fSize)),
 	})
 	start := len(edges)
-	var unique [tao.NumEdgeCategories]bool
-	for j, d := 0, g.Outdegree(shard, index); j < d; j++ {
-		sb := g.slotBase(b, j)
-		if field(sb, fWritten) >= g.written {
-			continue
+	for c := range tao.NumEdgeCategories {
+		for k := range n.Written[c] {
+			edges = append(edges, g.Edge(&n, c, int64(k)))
 		}
-		c := g.cats[g.catA.Pick(field(sb, fCategory))]
-		t := c.Type()
-		if t.IsUnique() {
-			if unique[c] {
-				continue
-			}
-			unique[c] = true
-		}
-		edges = append(edges, tao.Edge{
-			ID1: id, ID2: g.id2(sb), Type: t, Version: 1,
-			Time:  TimeBase + int64(dist.Below(field(sb, fTime), TimeSpan)),
-			Value: g.value(field(sb, fSize)),
-		})
 	}
-	// Keep the earliest slot of each (type, id2): a stable sort keeps slot
-	// order among equals.
+	// fitDegree keeps a list's targets distinct; a shard too small for any
+	// list (one node, weight 0) is the exception: keep each key once.
 	fwd := edges[start:]
 	slices.SortStableFunc(fwd, func(a, b tao.Edge) int {
 		if a.Type != b.Type {
@@ -391,4 +607,65 @@ func (g *Graph) Payload(size int, x uint64) []byte {
 	size = min(max(size, 0), len(g.payload)-payloadSlack)
 	off := int(x % payloadSlack)
 	return g.payload[off : off+size : off+size]
+}
+
+// ListOdds describes category c of nodes of outdegree d, over the
+// rounding the graph draws per node. For a bidirectional or other category:
+// the chance its list holds exactly one written edge, at least one, and its
+// expected written edges up to limit. For a unique category, whose lists
+// hold one edge each: the chance the node has a written list, twice, and
+// that chance again as rows (a read of a written list returns one row).
+func (g *Graph) ListOdds(c tao.EdgeCategory, d, limit int) (one, nonEmpty, rows float64) {
+	add := func(p float64, w int) {
+		if w >= 1 {
+			nonEmpty += p
+			rows += p * float64(min(w, limit))
+		}
+		if w == 1 {
+			one += p
+		}
+	}
+	lo := 0.0
+	if c > 0 {
+		lo = float64(d) * g.catCum[c-1]
+	}
+	hi := float64(d) * g.catCum[c]
+	if c == tao.NumEdgeCategories-1 {
+		hi = float64(d)
+	}
+	// The count is floor(hi+u) - floor(lo+u): it steps up at u = 1-frac(hi)
+	// and down at u = 1-frac(lo).
+	base := int(math.Floor(hi) - math.Floor(lo))
+	up, down := 1-(hi-math.Floor(hi)), 1-(lo-math.Floor(lo))
+	cuts := []float64{0, min(up, down), max(up, down), 1}
+	for i := range 3 {
+		p := cuts[i+1] - cuts[i]
+		if p <= 0 {
+			continue
+		}
+		u := (cuts[i] + cuts[i+1]) / 2
+		s := base
+		if u >= up {
+			s++
+		}
+		if u >= down {
+			s--
+		}
+		y := float64(s) * g.empty
+		yl, yf := math.Floor(y), y-math.Floor(y)
+		for _, e := range []struct {
+			p float64
+			w int
+		}{{1 - yf, s - int(yl)}, {yf, s - int(yl) - 1}} {
+			if e.p == 0 {
+				continue
+			}
+			if c.Type().IsUnique() {
+				add(p*e.p, min(e.w, 1))
+			} else {
+				add(p*e.p, e.w)
+			}
+		}
+	}
+	return
 }

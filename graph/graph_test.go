@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -26,19 +27,34 @@ func newGraph(t testing.TB, seed uint64, edges int64) *graph.Graph {
 func loadAll(g *graph.Graph) ([]tao.Object, []tao.Edge) {
 	var objs []tao.Object
 	var edges []tao.Edge
-	for s := 0; s < g.Shards(); s++ {
-		for i := int64(0); i < g.NodesPerShard(); i++ {
-			objs, edges = g.AppendNode(s, i, objs, edges)
-		}
+	for n := range g.Nodes() {
+		s, i := g.Locate(n)
+		objs, edges = g.AppendNode(s, i, objs, edges)
 	}
 	return objs, edges
 }
 
+func builtin(t testing.TB, name string) *workload.Workload {
+	t.Helper()
+	w, err := workload.Builtin(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestSizeMatchesEdges: load --edges N writes N forward edges within 1%.
 func TestSizeMatchesEdges(t *testing.T) {
-	for _, want := range []int64{2000, 50000} {
-		g := newGraph(t, 1, want)
-		if g.Nodes() != g.NodesPerShard()*50 || g.Shards() != 50 {
-			t.Fatalf("%d nodes, %d per shard, %d shards", g.Nodes(), g.NodesPerShard(), g.Shards())
+	for _, c := range []struct {
+		w     *workload.Workload
+		edges int64
+	}{
+		{builtin(t, "a"), 200_000}, {builtin(t, "o"), 200_000}, {builtin(t, "a"), 20_000},
+		{graphtest.WorkloadO(), 50_000},
+	} {
+		g, err := graph.New(c.w, 1, c.edges)
+		if err != nil {
+			t.Fatal(err)
 		}
 		_, edges := loadAll(g)
 		fwd := 0
@@ -47,9 +63,151 @@ func TestSizeMatchesEdges(t *testing.T) {
 				fwd++
 			}
 		}
-		// The outdegree's heavy tail makes the count vary by a few percent.
-		if d := float64(fwd)/float64(want) - 1; d < -0.15 || d > 0.15 {
-			t.Errorf("asked for %d edges, the load writes %d forward edges (expected %.0f)", want, fwd, g.ExpectedEdges())
+		if d := float64(fwd)/float64(c.edges) - 1; d < -0.01 || d > 0.01 {
+			t.Errorf("%s: asked for %d edges, the load writes %d forward edges (%+.2f%%; expected %.0f)", c.w.Name, c.edges, fwd, 100*d, g.ExpectedEdges())
+		}
+	}
+}
+
+// TestStoredRowsFollowWorkload tests the loaded rows, not the draws: the
+// forward edges' categories against edge_types, their id2 shards against
+// remote_shards, the objects per shard against primary_shards.
+func TestStoredRowsFollowWorkload(t *testing.T) {
+	for _, name := range []string{"a", "o"} {
+		w := builtin(t, name)
+		g, err := graph.New(w, 2, 200_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		objs, edges := loadAll(g)
+		cats := make([]int64, len(w.EdgeTypes.Values))
+		id2 := make([]int64, g.Shards())
+		for _, e := range edges {
+			if !e.Type.IsForward() {
+				continue
+			}
+			ec, _ := e.Type.Category()
+			cats[slices.Index(w.EdgeTypes.Values, ec)]++
+			id2[graph.ShardOf(e.ID2)]++
+		}
+		placed := make([]int64, g.Shards())
+		for _, o := range objs {
+			placed[graph.ShardOf(o.ID)]++
+		}
+		for _, c := range []struct {
+			name    string
+			obs     []int64
+			weights []float64
+		}{
+			{"edge_types", cats, w.EdgeTypes.Weights},
+			{"remote_shards", id2, w.RemoteShards.Weights},
+			{"primary_shards (objects)", placed, w.PrimaryShards.Weights},
+		} {
+			if chi2, df, p, _ := validate.ChiSquare(c.obs, c.weights); df < 1 || p < validate.Alpha {
+				t.Errorf("%s: stored %s: chi2 %.1f df %d p %.3g (%v)", name, c.name, chi2, df, p, c.obs)
+			}
+		}
+	}
+}
+
+// TestLists checks Node against what the load writes: each list's written
+// edges, at most one per unique list, and AtRank/NodeAtRank agreeing.
+func TestLists(t *testing.T) {
+	g, err := graph.New(builtin(t, "a"), 3, 50_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := range g.Shards() {
+		prev := -1
+		for r := range g.ShardNodes(s) {
+			n := g.NodeAtRank(s, r)
+			if n.Degree < prev {
+				t.Fatalf("shard %d: rank %d has outdegree %d below rank %d's %d", s, r, n.Degree, r-1, prev)
+			}
+			prev = n.Degree
+			idx := g.AtRank(s, r)
+			if m := g.Node(s, idx); m != n {
+				t.Fatalf("NodeAtRank(%d, %d) = %+v, Node(%d, %d) = %+v", s, r, n, s, idx, m)
+			}
+			if n.Degree > g.MaxOutdegree() {
+				t.Fatalf("outdegree %d over the cap %d", n.Degree, g.MaxOutdegree())
+			}
+			var written [tao.NumEdgeCategories]int
+			_, edges := g.AppendNode(s, idx, nil, nil)
+			unique := map[tao.EdgeType]int{}
+			for _, e := range edges {
+				if e.ID1 != n.ID || !e.Type.IsForward() {
+					continue
+				}
+				c, _ := e.Type.Category()
+				written[c]++
+				if e.Type.IsUnique() {
+					unique[e.Type]++
+					if unique[e.Type] > 1 || e.Type.N() >= n.Written[c] {
+						t.Fatalf("node %x: unique type %d: edge %d of %d written lists", n.ID, e.Type, unique[e.Type], n.Written[c])
+					}
+				}
+			}
+			sum := 0
+			for c := range tao.NumEdgeCategories {
+				sum += n.Slots[c]
+				if n.Written[c] > n.Slots[c] || written[c] != n.Written[c] {
+					t.Fatalf("node %x category %v: Node says %d of %d slots written, the load writes %d", n.ID, c, n.Written[c], n.Slots[c], written[c])
+				}
+				for k := range n.Written[c] {
+					if e := g.Edge(&n, c, int64(k)); e.ID2 == g.Absent(&n, c, int64(k), uint64(k)*7919+1) {
+						t.Fatalf("Absent gave a loaded target %x", e.ID2)
+					}
+				}
+			}
+			if sum != n.Degree {
+				t.Fatalf("node %x: slots %v add up to %d, not its outdegree %d", n.ID, n.Slots, sum, n.Degree)
+			}
+		}
+	}
+}
+
+// TestListOdds compares the odds the generator plans with over many nodes.
+func TestListOdds(t *testing.T) {
+	g, err := graph.New(builtin(t, "o"), 4, 400_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type acc struct{ n, one, ne float64 }
+	obs := map[[2]int]*acc{}
+	for s := range g.Shards() {
+		for i := range g.ShardNodes(s) {
+			n := g.Node(s, i)
+			if n.Degree > 3 {
+				continue
+			}
+			for c := range tao.NumEdgeCategories {
+				a := obs[[2]int{int(c), n.Degree}]
+				if a == nil {
+					a = &acc{}
+					obs[[2]int{int(c), n.Degree}] = a
+				}
+				a.n++
+				if w := n.Written[c]; w >= 1 {
+					a.ne++
+					if w == 1 {
+						a.one++
+					}
+				}
+			}
+		}
+	}
+	for k, a := range obs {
+		if a.n < 2000 {
+			continue
+		}
+		one, ne, _ := g.ListOdds(tao.EdgeCategory(k[0]), k[1], 6000)
+		if tao.EdgeCategory(k[0]).Type().IsUnique() {
+			a.one = a.ne // each unique list holds one edge
+		}
+		if math.Abs(a.one/a.n-one) > 0.02 || math.Abs(a.ne/a.n-ne) > 0.02 {
+			t.Errorf("category %v degree %d: observed one %.3f nonempty %.3f over %.0f nodes, ListOdds %.3f %.3f",
+				tao.EdgeCategory(k[0]), k[1], a.one/a.n, a.ne/a.n, a.n, one, ne)
 		}
 	}
 }
@@ -92,7 +250,7 @@ func TestInvariants(t *testing.T) {
 		}
 	}
 	valid := func(id int64) bool {
-		return !graph.IsNew(id) && graph.ShardOf(id) < g.Shards() && graph.IndexOf(id) < g.NodesPerShard()
+		return !graph.IsNew(id) && graph.ShardOf(id) < g.Shards() && graph.IndexOf(id) < g.ShardNodes(graph.ShardOf(id))
 	}
 	type key struct {
 		id1 int64
@@ -101,14 +259,14 @@ func TestInvariants(t *testing.T) {
 	}
 	rows := map[key]tao.Edge{}
 	uniq := map[key]int{}
-	var types [tao.MaxEdgeType + 1]int
+	var types [tao.MaxBaseType + 1]int
 	for _, e := range edges {
 		k := key{e.ID1, e.Type, e.ID2}
 		if _, dup := rows[k]; dup {
 			t.Fatalf("edge %+v written twice", k)
 		}
 		rows[k] = e
-		types[e.Type]++
+		types[e.Type.Base()]++
 		if e.Version != 1 || e.Time < lo || e.Time >= hi || !valueOK(e.Value) || !valid(e.ID1) || !valid(e.ID2) {
 			t.Fatalf("bad edge %+v", e)
 		}
@@ -129,64 +287,28 @@ func TestInvariants(t *testing.T) {
 			}
 		}
 	}
-	for typ := tao.EdgeType(1); typ <= tao.MaxEdgeType; typ++ {
+	for typ := tao.EdgeType(1); typ <= tao.MaxBaseType; typ++ {
 		if types[typ] == 0 {
-			t.Errorf("no edge of type %d in a graph of %d edges", typ, len(edges))
+			t.Errorf("no edge of base type %d in a graph of %d edges", typ, len(edges))
 		}
 	}
 }
 
-// TestSlotsFollowWorkload checks the per-slot and per-node draws against
-// the workload's weights.
-func TestSlotsFollowWorkload(t *testing.T) {
-	w := graphtest.WorkloadO()
-	g := newGraph(t, 5, 1_000_000_000) // large: the outdegree cap is far away
-	cats := make([]int64, len(w.EdgeTypes.Values))
-	shards := make([]int64, g.Shards())
-	pieces := make([]int64, len(w.Outdegree.Values))
-	drawn := 0
-	const n = 20000
-	for u := int64(0); u < n; u++ {
-		s, idx := int(u%50), u/50
-		d := g.Outdegree(s, idx)
-		p, _ := slices.BinarySearch(w.Outdegree.Values, d)
-		pieces[p]++
-		slot := g.Slot(s, idx, int(u%7))
-		cats[slices.Index(w.EdgeTypes.Values, slot.Category)]++
-		shards[graph.ShardOf(slot.ID2)]++
-		if c, id2 := g.Target(s, idx, int(u%7)); c != slot.Category || id2 != slot.ID2 {
-			t.Fatalf("Target and Slot disagree on node %d", u)
-		}
-		if slot.Drawn {
-			drawn++
-		}
-	}
-	for _, c := range []struct {
-		name    string
-		obs     []int64
-		weights []float64
-	}{
-		{"edge_types", cats, w.EdgeTypes.Weights},
-		{"remote_shards", shards, w.RemoteShards.Weights},
-		{"outdegree", pieces, w.Outdegree.Weights},
-	} {
-		if chi2, df, p, _ := validate.ChiSquare(c.obs, c.weights); df < 1 || p < 1e-4 {
-			t.Errorf("%s: chi2 %.1f df %d p %.3g", c.name, chi2, df, p)
-		}
-	}
-	if f := float64(drawn) / n; f < 0.78 || f > 0.82 {
-		t.Errorf("%.3f of slots drawn written, want 1-empty_slots = 0.8", f)
-	}
-}
-
+// TestOutdegreeCap: the cap is max_outdegree, or a tenth of the edges, or
+// the largest list the smallest shards can hold with distinct targets.
 func TestOutdegreeCap(t *testing.T) {
-	g := newGraph(t, 1, 100)
-	if g.MaxOutdegree() != 11 {
-		t.Fatalf("cap %d for 100 edges, want 100/10+1", g.MaxOutdegree())
+	if g := newGraph(t, 1, 10_000_000); g.MaxOutdegree() != 10000 {
+		t.Errorf("cap %d for 10 M edges, want max_outdegree 10000", g.MaxOutdegree())
 	}
-	for i := int64(0); i < g.NodesPerShard(); i++ {
-		if d := g.Outdegree(0, i); d > 11 {
-			t.Fatalf("node %d has %d slots over the cap", i, d)
+	g := newGraph(t, 1, 1000)
+	if g.MaxOutdegree() > 101 || g.MaxOutdegree() < 1 {
+		t.Fatalf("cap %d for 1000 edges, want at most 1000/10+1", g.MaxOutdegree())
+	}
+	for s := range g.Shards() {
+		for i := range g.ShardNodes(s) {
+			if d := g.Node(s, i).Degree; d > g.MaxOutdegree() {
+				t.Fatalf("node %d has %d slots over the cap", i, d)
+			}
 		}
 	}
 }
@@ -214,9 +336,10 @@ func TestNewID(t *testing.T) {
 }
 
 func TestMeta(t *testing.T) {
+	w := graphtest.WorkloadO()
 	g := newGraph(t, 1, 10000)
-	m := g.Meta()
-	for _, k := range []string{"seed", "edges", "nodes", "shards", "graph_hash", "format_version"} {
+	m := g.Meta(w)
+	for _, k := range []string{"seed", "edges", "nodes", "shards", "graph_hash", "format_version", "workload", "graph_workload"} {
 		if m[k] == "" {
 			t.Errorf("meta lacks %s", k)
 		}
@@ -228,14 +351,37 @@ func TestMeta(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "10000 edges, seed 1") || !strings.Contains(err.Error(), "--drop") {
 		t.Errorf("another graph: %v", err)
 	}
-	w := graphtest.WorkloadO()
-	w.EdgeTypes.Weights[0]++
-	other, _ := graph.New(w, 1, 10000)
+	w2 := graphtest.WorkloadO()
+	w2.EdgeTypes.Weights[0]++
+	other, _ := graph.New(w2, 1, 10000)
 	if err := other.CheckMeta(m); err == nil || !strings.Contains(err.Error(), "graph_hash") {
 		t.Errorf("another workload: %v", err)
 	}
 	if err := g.CheckMeta(nil); err == nil || !strings.Contains(err.Error(), "no graph") {
 		t.Errorf("no meta: %v", err)
+	}
+
+	// FromMeta rebuilds the same graph, refuses an interrupted load.
+	h, loaded, err := graph.FromMeta(m)
+	if err != nil || loaded.Name != w.Name || h.Nodes() != g.Nodes() || h.ExpectedEdges() != g.ExpectedEdges() {
+		t.Fatalf("FromMeta: %v, %v", err, loaded)
+	}
+	m[graph.MetaState] = graph.StateLoading
+	if _, _, err := graph.FromMeta(m); err == nil || !strings.Contains(err.Error(), "interrupted load") || !strings.Contains(err.Error(), "--edges 10000 --seed 1") {
+		t.Errorf("interrupted load: %v", err)
+	}
+	m[graph.MetaState], m["format_version"] = graph.StateComplete, "1"
+	if _, _, err := graph.FromMeta(m); err == nil || !strings.Contains(err.Error(), "load it again with taobench load --drop") {
+		t.Errorf("old format: %v", err)
+	}
+	// Any workload with the same shard count runs on the graph.
+	if err := g.Compatible(builtin(t, "a"), w.Name); err != nil {
+		t.Errorf("a on O's graph: %v", err)
+	}
+	w3 := graphtest.WorkloadO()
+	w3.PrimaryShards.Values, w3.PrimaryShards.Weights = w3.PrimaryShards.Values[:3], w3.PrimaryShards.Weights[:3]
+	if err := g.Compatible(w3, w.Name); err == nil || !strings.Contains(err.Error(), "3 shards") {
+		t.Errorf("3 shards on a 50-shard graph: %v", err)
 	}
 }
 
@@ -272,9 +418,9 @@ func BenchmarkAppendNode(b *testing.B) {
 	var objs []tao.Object
 	var edges []tao.Edge
 	rows := 0
-	per := g.NodesPerShard()
 	for i := int64(0); b.Loop(); i++ {
-		objs, edges = g.AppendNode(int(i%50), (i/50)%per, objs[:0], edges[:0])
+		s, idx := g.Locate(i % g.Nodes())
+		objs, edges = g.AppendNode(s, idx, objs[:0], edges[:0])
 		rows += len(objs) + len(edges)
 	}
 	b.ReportMetric(float64(rows)/float64(b.N), "rows/op")

@@ -5,6 +5,7 @@ package load
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +30,7 @@ type Options struct {
 	Every     time.Duration    // how often Report is called (default 1s)
 	Report    func(Progress)   // may be nil
 	Now       func() time.Time // for tests; default time.Now
+	Version   string           // taobench's version, recorded with the graph
 }
 
 // Result sums up a finished load.
@@ -39,10 +41,11 @@ type Result struct {
 
 // Load writes every node of g, with its edges, into db: the node space is
 // split into Threads contiguous ranges (contiguous keys suit B-tree primary
-// keys), each written by its own loader in batches. It records g.Meta() in the
-// database only after every row is in, so an interrupted load is never taken
-// for a complete one.
-func Load(ctx context.Context, db store.Database, g *graph.Graph, opt Options) (Result, error) {
+// keys), each written by its own loader in batches. meta (g.Meta of the
+// graph's workload) is recorded with state "loading" before the first row
+// and "complete" after the last, so an interrupted load is never taken for a
+// complete one, and the same load run again resumes it.
+func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[string]string, opt Options) (Result, error) {
 	if opt.Threads < 1 {
 		opt.Threads = 1
 	}
@@ -63,6 +66,13 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, opt Options) (
 		threads = max(1, total)
 	}
 
+	rec := maps.Clone(meta)
+	rec[graph.MetaState] = graph.StateLoading
+	rec["load_started"] = start.UTC().Format(time.RFC3339)
+	rec["taobench_version"] = opt.Version
+	if err := db.SetMeta(ctx, rec); err != nil {
+		return Result{}, fmt.Errorf("load: recording the graph: %w", err)
+	}
 	if err := db.BeginLoad(ctx); err != nil {
 		return Result{}, fmt.Errorf("load: preparing the database: %w", err)
 	}
@@ -117,10 +127,13 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, opt Options) (
 	if err := db.EndLoad(ctx); err != nil {
 		return Result{}, fmt.Errorf("load: finishing (building indexes): %w", err)
 	}
-	if err := db.SetMeta(ctx, g.Meta()); err != nil {
+	res := Result{Nodes: nodes.Load(), Rows: rows.Load(), Elapsed: now().Sub(start)}
+	if err := db.SetMeta(ctx, map[string]string{
+		graph.MetaState: graph.StateComplete,
+		"load_finished": now().UTC().Format(time.RFC3339),
+	}); err != nil {
 		return Result{}, fmt.Errorf("load: recording the graph: %w", err)
 	}
-	res := Result{Nodes: nodes.Load(), Rows: rows.Load(), Elapsed: now().Sub(start)}
 	if opt.Report != nil {
 		opt.Report(Progress{Nodes: res.Nodes, TotalNodes: total, Rows: res.Rows, Elapsed: res.Elapsed, Done: true})
 	}
@@ -138,7 +151,6 @@ func loadRange(ctx context.Context, db store.Database, g *graph.Graph, lo, hi in
 			err = fmt.Errorf("load: closing a loader: %w", cerr)
 		}
 	}()
-	per := g.NodesPerShard()
 	var objs []tao.Object
 	var edges []tao.Edge
 	pending := int64(0)
@@ -155,7 +167,8 @@ func loadRange(ctx context.Context, db store.Database, g *graph.Graph, lo, hi in
 		return nil
 	}
 	for n := lo; n < hi; n++ {
-		objs, edges = g.AppendNode(int(n/per), n%per, objs, edges)
+		shard, index := g.Locate(n)
+		objs, edges = g.AppendNode(shard, index, objs, edges)
 		pending++
 		if len(objs)+len(edges) >= batch {
 			if err := flush(); err != nil {

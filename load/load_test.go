@@ -31,7 +31,17 @@ func testGraph(t *testing.T, name string, edges int64) *graph.Graph {
 	if err != nil {
 		t.Fatal(err)
 	}
+	graphWorkloads.Store(g, w)
 	return g
+}
+
+// graphWorkloads remembers each test graph's workload, for its record.
+var graphWorkloads sync.Map
+
+// meta is what a load of g records.
+func meta(g *graph.Graph) map[string]string {
+	w, _ := graphWorkloads.Load(g)
+	return g.Meta(w.(*workload.Workload))
 }
 
 // expected counts the rows the graph says a load writes, node by node,
@@ -39,12 +49,11 @@ func testGraph(t *testing.T, name string, edges int64) *graph.Graph {
 func expected(g *graph.Graph) (objects, edges int64) {
 	var objs []tao.Object
 	var es []tao.Edge
-	for s := 0; s < g.Shards(); s++ {
-		for i := int64(0); i < g.NodesPerShard(); i++ {
-			objs, es = g.AppendNode(s, i, objs[:0], es[:0])
-			objects += int64(len(objs))
-			edges += int64(len(es))
-		}
+	for n := range g.Nodes() {
+		s, i := g.Locate(n)
+		objs, es = g.AppendNode(s, i, objs[:0], es[:0])
+		objects += int64(len(objs))
+		edges += int64(len(es))
 	}
 	return objects, edges
 }
@@ -121,7 +130,7 @@ func TestLoadSQLite(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "g.db")
 			db := openSQLite(t, path)
 			// Small batches: many Load calls per thread, and a partial last one.
-			res, err := load.Load(ctx, db, g, load.Options{Threads: threads, BatchRows: 97})
+			res, err := load.Load(ctx, db, g, meta(g), load.Options{Threads: threads, BatchRows: 97})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -189,7 +198,7 @@ func TestLoadCancelled(t *testing.T) {
 	t.Run("before", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := load.Load(ctx, db, g, load.Options{Threads: 2}); !errors.Is(err, context.Canceled) {
+		if _, err := load.Load(ctx, db, g, meta(g), load.Options{Threads: 2}); !errors.Is(err, context.Canceled) {
 			t.Errorf("a load with a cancelled context gave %v; want context.Canceled", err)
 		}
 	})
@@ -197,7 +206,7 @@ func TestLoadCancelled(t *testing.T) {
 	t.Run("during", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		res, err := load.Load(ctx, &cancelDB{Database: db, cancel: cancel}, g, load.Options{Threads: 2, BatchRows: 50})
+		res, err := load.Load(ctx, &cancelDB{Database: db, cancel: cancel}, g, meta(g), load.Options{Threads: 2, BatchRows: 50})
 		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "load interrupted after") {
 			t.Fatalf("a load cancelled after its first batch gave %v (result %+v); want it interrupted, by context.Canceled", err, res)
 		}
@@ -212,15 +221,18 @@ func TestLoadCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m) != 0 || g.CheckMeta(m) == nil {
-		t.Fatalf("an interrupted load recorded its graph: %v", m)
+	if m[graph.MetaState] != graph.StateLoading {
+		t.Fatalf("an interrupted load recorded state %q; want %q", m[graph.MetaState], graph.StateLoading)
+	}
+	if _, _, err := load.Loaded(ctx, db); err == nil || !strings.Contains(err.Error(), "interrupted load") {
+		t.Fatalf("a run would take the interrupted load: %v", err)
 	}
 
 	// Loading again, as `taobench load` does (schema first), completes it.
 	if err := db.Setup(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := load.Load(ctx, db, g, load.Options{Threads: 2}); err != nil {
+	if _, err := load.Load(ctx, db, g, meta(g), load.Options{Threads: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if objs, edges, _ := tables(t, path); objs != wantObjs || edges != wantEdges {
@@ -228,6 +240,9 @@ func TestLoadCancelled(t *testing.T) {
 	}
 	if vs, err := db.Check(ctx); err != nil || len(vs) != 0 {
 		t.Errorf("check after the reload: %v %+v", err, vs)
+	}
+	if _, _, err := load.Loaded(ctx, db); err != nil {
+		t.Errorf("the resumed load is not taken as complete: %v", err)
 	}
 	if m, err := db.Meta(ctx); err != nil || g.CheckMeta(m) != nil {
 		t.Errorf("meta after the reload: %v %v", m, err)
@@ -269,7 +284,12 @@ func (d *memDB) SetMeta(_ context.Context, kv map[string]string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.calls = append(d.calls, "SetMeta")
-	d.meta = kv
+	if d.meta == nil {
+		d.meta = map[string]string{}
+	}
+	for k, v := range kv {
+		d.meta[k] = v
+	}
 	return nil
 }
 
@@ -348,7 +368,7 @@ func TestLoadSplit(t *testing.T) {
 	for _, threads := range []int{0, 1, 2, 7, int(g.Nodes()) + 5} {
 		t.Run(fmt.Sprintf("%d threads", threads), func(t *testing.T) {
 			d := newMemDB()
-			res, err := load.Load(context.Background(), d, g, load.Options{Threads: threads, BatchRows: 13})
+			res, err := load.Load(context.Background(), d, g, meta(g), load.Options{Threads: threads, BatchRows: 13})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -356,7 +376,7 @@ func TestLoadSplit(t *testing.T) {
 				t.Errorf("%d objects, %d edges written; the graph has %d and %d", len(d.objects), d.edges, wantObjs, wantEdges)
 			}
 			for s := 0; s < g.Shards(); s++ {
-				for i := int64(0); i < g.NodesPerShard(); i++ {
+				for i := range g.ShardNodes(s) {
 					if n := d.objects[graph.ID(s, i)]; n != 1 {
 						t.Fatalf("node (%d, %d) written %d times", s, i, n)
 					}
@@ -365,8 +385,11 @@ func TestLoadSplit(t *testing.T) {
 			if res.Nodes != wantObjs || res.Rows != wantObjs+wantEdges {
 				t.Errorf("result %+v; want %d nodes, %d rows", res, wantObjs, wantObjs+wantEdges)
 			}
-			if seq := d.sequence(); seq != "BeginLoad,EndLoad,SetMeta" {
-				t.Errorf("calls %s; want BeginLoad,EndLoad,SetMeta", seq)
+			if seq := d.sequence(); seq != "SetMeta,BeginLoad,EndLoad,SetMeta" {
+				t.Errorf("calls %s; want SetMeta,BeginLoad,EndLoad,SetMeta (loading, rows, complete)", seq)
+			}
+			if d.meta[graph.MetaState] != graph.StateComplete {
+				t.Errorf("state %q after the load", d.meta[graph.MetaState])
 			}
 			if g.CheckMeta(d.meta) != nil {
 				t.Errorf("meta %v", d.meta)
@@ -390,20 +413,23 @@ func TestLoadErrors(t *testing.T) {
 		want string
 		seq  string
 	}{
-		{"load", func(d *memDB) { d.failLoad = boom }, "writing", "BeginLoad"},
-		{"new loader", func(d *memDB) { d.failLoader = boom }, "opening a loader", "BeginLoad"},
-		{"end load", func(d *memDB) { d.failEndLoad = boom }, "finishing", "BeginLoad,EndLoad"},
+		{"load", func(d *memDB) { d.failLoad = boom }, "writing", "SetMeta,BeginLoad"},
+		{"new loader", func(d *memDB) { d.failLoader = boom }, "opening a loader", "SetMeta,BeginLoad"},
+		{"end load", func(d *memDB) { d.failEndLoad = boom }, "finishing", "SetMeta,BeginLoad,EndLoad"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			d := newMemDB()
 			c.set(d)
-			_, err := load.Load(context.Background(), d, g, load.Options{Threads: 3})
+			_, err := load.Load(context.Background(), d, g, meta(g), load.Options{Threads: 3})
 			if !errors.Is(err, boom) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v; want %q wrapping %q", err, c.want, boom)
 			}
 			if seq := d.sequence(); seq != c.seq {
-				t.Errorf("calls %s; want %s (meta never recorded after a failure)", seq, c.seq)
+				t.Errorf("calls %s; want %s (never recorded complete after a failure)", seq, c.seq)
+			}
+			if st := d.meta[graph.MetaState]; st != graph.StateLoading {
+				t.Errorf("state %q after a failed load; want %q", st, graph.StateLoading)
 			}
 			if n := d.loaders.Load(); n != 0 {
 				t.Errorf("%d loaders left open", n)
@@ -466,7 +492,7 @@ func TestLoadProgress(t *testing.T) {
 			once.Do(func() { close(reported) })
 		},
 	}
-	res, err := load.Load(context.Background(), &gateDB{memDB: newMemDB(), reported: reported}, g, opt)
+	res, err := load.Load(context.Background(), &gateDB{memDB: newMemDB(), reported: reported}, g, meta(g), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

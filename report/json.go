@@ -2,10 +2,13 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"time"
 
+	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -17,14 +20,17 @@ type jsonDoc struct {
 }
 
 type jsonRun struct {
-	Database   string    `json:"database"`
-	Workload   string    `json:"workload"`
-	Seed       uint64    `json:"seed"`
-	Edges      int64     `json:"edges"`
-	Retries    int       `json:"retries"`
-	Started    time.Time `json:"started"`
-	Version    string    `json:"version"`
-	NotApplied []string  `json:"not_applied"`
+	Database      string    `json:"database"`
+	Workload      string    `json:"workload"`
+	GraphWorkload string    `json:"graph_workload"`
+	GraphSeed     uint64    `json:"graph_seed"`
+	Seed          uint64    `json:"seed"`
+	Edges         int64     `json:"edges"`
+	Retries       int       `json:"retries"`
+	Started       time.Time `json:"started"`
+	Version       string    `json:"version"`
+	Revision      string    `json:"revision"`
+	NotApplied    []string  `json:"not_applied"`
 }
 
 type jsonExperiment struct {
@@ -39,9 +45,35 @@ type jsonExperiment struct {
 	Failed      int64                  `json:"failed"`
 	Attempts    int64                  `json:"attempts"`
 	LatencyUS   map[string]jsonLatency `json:"latency_us"`
+	ServiceUS   map[string]jsonLatency `json:"service_us"`
+	InjectedUS  map[string]jsonLatency `json:"injected_us"`
+	TargetRate  float64                `json:"target_rate"`
+	Arrival     string                 `json:"arrival"`
+	Scheduled   int64                  `json:"scheduled"`
+	NotIssued   int64                  `json:"not_issued"`
+	RateReached bool                   `json:"rate_reached"`
+	Overtime    int64                  `json:"overtime"`
 	Outcomes    map[string]int64       `json:"outcomes"`
 	Contention  jsonContention         `json:"contention"`
 	Lost        jsonLost               `json:"lost"`
+	Fidelity    jsonFidelity           `json:"fidelity"`
+
+	// Exact data, from which merge rebuilds everything above.
+	Started    time.Time                     `json:"started"`
+	Processes  int                           `json:"processes"`
+	Histograms map[string]metrics.SeriesData `json:"histograms"`
+	// The service-time and injected-delay series by class, exact.
+	ServiceHistograms  map[string]metrics.SeriesData `json:"service_histograms"`
+	InjectedHistograms map[string]metrics.SeriesData `json:"injected_histograms"`
+	Counters           *metrics.CountersData         `json:"counters"`
+	Timeline           []metrics.SecondData          `json:"timeline"`
+}
+
+// jsonFidelity is the run's own evidence that the database saw the
+// workload: each figure beside its target, and the counts behind them.
+type jsonFidelity struct {
+	Rows   []fidelity.Row     `json:"rows"`
+	Counts *fidelity.Counters `json:"counts"`
 }
 
 type jsonLatency struct {
@@ -61,6 +93,7 @@ type jsonContention struct {
 	UniqueAssociationExistsPct float64 `json:"unique_association_exists_pct"`
 	PreconditionFailedPct      float64 `json:"precondition_failed_pct"`
 	OverallPct                 float64 `json:"overall_pct"`
+	OverallWithUniquePct       float64 `json:"overall_with_unique_pct"`
 }
 
 type jsonLost struct {
@@ -75,20 +108,25 @@ type jsonLostSecond struct {
 }
 
 // WriteJSON writes one document holding the run and all its experiments.
-func WriteJSON(w io.Writer, run *Run, exps []*Experiment) error {
+func WriteJSON(w io.Writer, run *result.Run, exps []*result.Experiment) error {
 	doc := jsonDoc{Experiments: []jsonExperiment{}}
 	if run != nil {
 		doc.Run = jsonRun{
-			Database: run.Database, Workload: run.Workload, Seed: run.Seed, Edges: run.Edges,
-			Retries: run.Retries, Started: run.Started, Version: run.Version, NotApplied: run.NotApplied,
+			Database: run.Database, Workload: run.Workload, GraphWorkload: run.GraphWorkload, GraphSeed: run.GraphSeed,
+			Seed: run.Seed, Edges: run.Edges,
+			Retries: run.Retries, Started: run.Started, Version: run.Version, Revision: run.Revision, NotApplied: run.NotApplied,
 		}
 	}
 	if doc.Run.NotApplied == nil {
 		doc.Run.NotApplied = []string{}
 	}
-	for _, e := range exps {
+	for i, e := range exps {
 		if e != nil {
-			doc.Experiments = append(doc.Experiments, experimentJSON(e))
+			x, err := experimentJSON(e)
+			if err != nil {
+				return fmt.Errorf("experiment %d: %w", i+1, err)
+			}
+			doc.Experiments = append(doc.Experiments, x)
 		}
 	}
 	enc := json.NewEncoder(w)
@@ -96,8 +134,12 @@ func WriteJSON(w io.Writer, run *Run, exps []*Experiment) error {
 	return enc.Encode(doc)
 }
 
-func experimentJSON(e *Experiment) jsonExperiment {
-	s := e.summary()
+func experimentJSON(e *result.Experiment) (jsonExperiment, error) {
+	s := e.Sum()
+	data, err := s.Data()
+	if err != nil {
+		return jsonExperiment{}, err
+	}
 	x := jsonExperiment{
 		Threads:     e.Threads,
 		WarmupS:     e.Warmup.Seconds(),
@@ -106,16 +148,46 @@ func experimentJSON(e *Experiment) jsonExperiment {
 		MeasuredS:   e.Measured.Seconds(),
 		Interrupted: e.Interrupted,
 		Ops:         s.Requests(),
-		Throughput:  e.throughput(),
+		Throughput:  e.Throughput(),
 		Failed:      s.Failed(),
 		Attempts:    s.Attempts(),
 		LatencyUS:   map[string]jsonLatency{},
+		ServiceUS:   map[string]jsonLatency{},
+		InjectedUS:  map[string]jsonLatency{},
+		TargetRate:  e.OpenLoop.Rate,
+		Arrival:     e.OpenLoop.Arrivals(),
+		Scheduled:   e.OpenLoop.Scheduled,
+		NotIssued:   e.OpenLoop.NotIssued,
+		RateReached: e.OpenLoop.Reached(),
+		Overtime:    e.Overtime,
 		Outcomes:    map[string]int64{},
 		Contention:  jsonContention(s.Contention()),
 		Lost:        jsonLost{Timeline: []jsonLostSecond{}},
+		Fidelity:    jsonFidelity{Rows: e.Fidelity, Counts: e.Counters},
+		Started:     e.Started.UTC(),
+		Processes:   e.Procs(),
+		Histograms:  data.Series,
+
+		ServiceHistograms:  data.Service,
+		InjectedHistograms: data.Injected,
+		Counters:           &data.Counters,
+		Timeline:           data.Timeline,
 	}
-	for _, name := range seriesNames() {
+	if x.Timeline == nil {
+		x.Timeline = []metrics.SecondData{}
+	}
+	if x.Fidelity.Rows == nil {
+		x.Fidelity.Rows = []fidelity.Row{}
+	}
+	if x.Fidelity.Counts == nil {
+		x.Fidelity.Counts = &fidelity.Counters{}
+	}
+	for _, name := range metrics.SeriesNames() {
 		x.LatencyUS[name] = jsonLatency(s.Stats(name))
+	}
+	for c := range tao.NumClasses {
+		x.ServiceUS[c.String()] = jsonLatency(s.ServiceStats(c.String()))
+		x.InjectedUS[c.String()] = jsonLatency(s.InjectedStats(c.String()))
 	}
 	for o := range tao.NumOutcomes {
 		x.Outcomes[o.String()] = s.Outcome(o)
@@ -125,5 +197,5 @@ func experimentJSON(e *Experiment) jsonExperiment {
 	for _, l := range tl {
 		x.Lost.Timeline = append(x.Lost.Timeline, jsonLostSecond(l))
 	}
-	return x
+	return x, nil
 }

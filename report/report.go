@@ -10,50 +10,23 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 )
 
-// Experiment is the result of one experiment.
-type Experiment struct {
-	Threads          int
-	Warmup, Duration time.Duration // configured
-	TotalRuntime     time.Duration // wall time including warmup
-	Measured         time.Duration // measured window actually run (shorter if interrupted)
-	Interrupted      bool          // Ctrl-C ended it early
-	Started          time.Time     // when the experiment began
-	FirstRequest     time.Duration // from Started to the first request issued
-	Summary          *metrics.Summary
-}
-
-// Run is what all experiments of a run share; it is written once in the JSON.
-type Run struct {
-	Database   string // already redacted by the caller
-	Workload   string
-	Seed       uint64
-	Edges      int64
-	Retries    int
-	Started    time.Time
-	Version    string
-	NotApplied []string
-}
-
-func (e *Experiment) summary() *metrics.Summary {
-	if e.Summary == nil {
-		return metrics.NewSummary()
-	}
-	return e.Summary
-}
-
-// throughput is requests per second of the measured window.
-func (e *Experiment) throughput() float64 {
-	if e.Measured <= 0 {
-		return 0
-	}
-	return float64(e.summary().Requests()) / e.Measured.Seconds()
-}
+// Experiment and Run are the result package's: report only formats them.
+// The aliases keep code written against report.Experiment compiling.
+type (
+	// Deprecated: use result.Experiment.
+	Experiment = result.Experiment
+	// Deprecated: use result.Run.
+	Run = result.Run
+	// Deprecated: use result.OpenLoop.
+	OpenLoop = result.OpenLoop
+)
 
 // bracket is one category of the original's latency line: the union of the
 // named series.
@@ -74,8 +47,8 @@ var brackets = []bracket{
 }
 
 // WriteText writes the summary of one experiment, ending with a blank line.
-func WriteText(w io.Writer, e *Experiment) error {
-	s := e.summary()
+func WriteText(w io.Writer, e *result.Experiment) error {
+	s := e.Sum()
 	var b strings.Builder
 
 	// The original's lines, number formats included.
@@ -84,8 +57,8 @@ func WriteText(w io.Writer, e *Experiment) error {
 	fmt.Fprintf(&b, "Total runtime (sec): %s\n", num(e.TotalRuntime.Seconds()))
 	fmt.Fprintf(&b, "Runtime excluding warmup (sec): %s\n", num(e.Measured.Seconds()))
 	fmt.Fprintf(&b, "Total completed operations excluding warmup: %d\n", s.Requests())
-	fmt.Fprintf(&b, "Throughput excluding warmup: %s\n", num(e.throughput()))
-	fmt.Fprintf(&b, "Number of overtime operations: 0\n")
+	fmt.Fprintf(&b, "Throughput excluding warmup: %s\n", num(e.Throughput()))
+	fmt.Fprintf(&b, "Number of overtime operations: %d\n", e.Overtime)
 	fmt.Fprintf(&b, "Number of failed operations: %d\n", s.Failed())
 	fmt.Fprintf(&b, "%d operations;", s.Requests())
 	for _, br := range brackets {
@@ -99,11 +72,19 @@ func WriteText(w io.Writer, e *Experiment) error {
 	if e.Interrupted {
 		fmt.Fprintf(&b, "interrupted: measured %s s of %s s\n", num(e.Measured.Seconds()), num(e.Duration.Seconds()))
 	}
+	if o := e.OpenLoop; o.Rate > 0 {
+		fmt.Fprintf(&b, "target rate: %s req/s (%s arrivals), achieved %s req/s (%.1f%%); %d of %d scheduled requests issued\n",
+			num(o.Rate), o.Arrival, num(e.Throughput()), 100*e.Throughput()/o.Rate, o.Scheduled-o.NotIssued, o.Scheduled)
+		if !o.Reached() {
+			fmt.Fprintf(&b, "target rate not reached: %d scheduled requests were never issued, every client being busy until the end; latencies include the queueing. Give more --threads, or a lower --rate\n",
+				o.NotIssued)
+		}
+	}
 
 	// Percentiles, per class then per kind of single-operation request.
 	fmt.Fprintf(&b, "\n%-16s %10s %10s %10s %10s %10s %10s %10s\n",
 		"latency (ms)", "count", "mean", "p50", "p90", "p99", "p99.9", "max")
-	for _, name := range seriesNames() {
+	for _, name := range metrics.SeriesNames() {
 		st := s.Stats(name)
 		if st.Count == 0 {
 			continue
@@ -111,19 +92,59 @@ func WriteText(w io.Writer, e *Experiment) error {
 		fmt.Fprintf(&b, "%-16s %10d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", name, st.Count,
 			st.Mean/1000, st.P50/1000, st.P90/1000, st.P99/1000, st.P999/1000, st.Max/1000)
 	}
+	if e.OpenLoop.Rate > 0 {
+		// Service time: from the actual start, without the queueing.
+		fmt.Fprintf(&b, "\n%-16s %10s %10s %10s %10s %10s %10s %10s\n",
+			"service (ms)", "count", "mean", "p50", "p90", "p99", "p99.9", "max")
+		for c := range tao.NumClasses {
+			st := s.ServiceStats(c.String())
+			if st.Count == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "%-16s %10d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", c, st.Count,
+				st.Mean/1000, st.P50/1000, st.P90/1000, st.P99/1000, st.P999/1000, st.Max/1000)
+		}
+	}
+
+	if s.InjectedStats(metrics.All).Count > 0 {
+		// Injected latency is part of the latencies above; here it is alone.
+		b.WriteString("\ninjected latency (ms), included above:")
+		for c := range tao.NumClasses {
+			if st := s.InjectedStats(c.String()); st.Count > 0 {
+				fmt.Fprintf(&b, " %s mean %.3f p99 %.3f;", c, st.Mean/1000, st.P99/1000)
+			}
+		}
+		b.WriteString("\n")
+	}
 
 	b.WriteString("\noutcomes:")
 	for o := range tao.NumOutcomes {
 		fmt.Fprintf(&b, " %s %d", o, s.Outcome(o))
 	}
 	fmt.Fprintf(&b, "\nattempts: %d (%d retries)\n", s.Attempts(), s.Attempts()-s.Requests())
+	if c := e.Counters; c != nil && c.Txns[tao.WriteTxn] > 0 {
+		o := &c.Outcomes[tao.WriteTxn]
+		fmt.Fprintf(&b, "write transactions: %d committed, aborted by precondition_failed %d, unique_violation %d, conflict %d, timeout %d, error %d",
+			o[tao.OK], o[tao.PreconditionFailed], o[tao.UniqueViolation], o[tao.ConflictObject]+o[tao.ConflictAssociation],
+			o[tao.Timeout], o[tao.Error])
+		if inj := o[tao.FailedAfterReserve] + o[tao.FailedAfterPrimaryCommit] + o[tao.FailedAfterPrimaryRollback]; inj > 0 {
+			fmt.Fprintf(&b, ", injected failure %d", inj)
+		}
+		fmt.Fprintf(&b, "; no-op writes (committed, found no row) %d\n", c.NoopWrites)
+	}
 
 	c := s.Contention()
-	fmt.Fprintf(&b, "contention: object lock conflict %.3f%%, association lock conflict %.3f%%, "+
-		"unique association exists %.3f%%, precondition failed %.3f%%, overall %.3f%%\n",
-		c.ObjectLockConflictPct, c.AssociationLockConflictPct, c.UniqueAssociationExistsPct,
-		c.PreconditionFailedPct, c.OverallPct)
+	fmt.Fprintf(&b, "contention: object lock conflict %.3f%%, association lock conflict %.3f%%, overall %.3f%%; "+
+		"unique association exists %.3f%%, overall with unique %.3f%%; precondition failed %.3f%%\n",
+		c.ObjectLockConflictPct, c.AssociationLockConflictPct, c.OverallPct,
+		c.UniqueAssociationExistsPct, c.OverallWithUniquePct, c.PreconditionFailedPct)
 
+	if len(e.Fidelity) > 0 {
+		b.WriteString("\n")
+		if err := WriteFidelity(&b, e.Fidelity); err != nil {
+			return err
+		}
+	}
 	if lost, tl := s.Lost(); lost > 0 {
 		var errs, timeouts int64
 		for _, l := range tl {
@@ -142,18 +163,6 @@ func writeBracket(b *strings.Builder, name string, st metrics.LatencyStats) {
 	fmt.Fprintf(b, " [%s: Count=%d Max=%.2f Min=%.2f Avg=%.2f]", name, st.Count, st.Max, st.Min, st.Mean)
 }
 
-// seriesNames lists the classes, then the kinds, in their canonical order.
-func seriesNames() []string {
-	var names []string
-	for c := range tao.NumClasses {
-		names = append(names, c.String())
-	}
-	for k := range tao.NumKinds {
-		names = append(names, k.String())
-	}
-	return names
-}
-
 // num formats x like C++'s default stream output (6 significant digits,
 // trailing zeros dropped), as the original prints, but never in exponent form
 // so a simple [0-9.]+ pattern always matches.
@@ -167,4 +176,19 @@ func num(x float64) string {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s
+}
+
+// WriteFidelity writes fidelity rows as a table: each figure's target,
+// what the database returned, the tolerance and the verdict.
+func WriteFidelity(w io.Writer, rows []fidelity.Row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-42s %10s %10s %10s %9s %8s  %s\n", "fidelity (what the database returned)", "target", "observed", "tolerance", "n", "result", "note")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-42s %10.4f %10.4f %10.4f %9d %8s  %s\n", r.Figure, r.Target, r.Observed, r.Tolerance, r.N, r.Verdict, r.Note)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

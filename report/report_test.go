@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/tao"
 )
@@ -112,6 +113,9 @@ func TestTextDetails(t *testing.T) {
 	e := synthetic()
 	e.Interrupted = true
 	e.Measured = 30 * time.Second
+	e.Counters = &fidelity.Counters{NoopWrites: 4}
+	e.Counters.Txns[tao.WriteTxn] = 9
+	e.Counters.Outcomes[tao.WriteTxn] = [tao.NumOutcomes]int64{tao.OK: 5, tao.PreconditionFailed: 1, tao.UniqueViolation: 2, tao.ConflictAssociation: 1}
 	var buf bytes.Buffer
 	if err := WriteText(&buf, e); err != nil {
 		t.Fatal(err)
@@ -122,7 +126,8 @@ func TestTextDetails(t *testing.T) {
 		"lost requests: 2 (errors 1, timeouts 1) between 12s and 15s of the measured window",
 		"outcomes: ok 2 not_found 1 precondition_failed 1 unique_violation 1 conflict_object 1 conflict_association 0 timeout 1 error 1",
 		"attempts: 10 (2 retries)",
-		"contention: object lock conflict 33.333%, association lock conflict 0.000%, unique association exists 100.000%, precondition failed 50.000%, overall 75.000%",
+		"write transactions: 5 committed, aborted by precondition_failed 1, unique_violation 2, conflict 1, timeout 0, error 0; no-op writes (committed, found no row) 4",
+		"contention: object lock conflict 33.333%, association lock conflict 0.000%, overall 25.000%; unique association exists 100.000%, overall with unique 50.000%; precondition failed 50.000%",
 		"Throughput excluding warmup: 0.266667",
 	} {
 		if !strings.Contains(out, want) {
@@ -192,7 +197,7 @@ func sorted(s string) string {
 
 func TestJSON(t *testing.T) {
 	run := &Run{Database: "postgres://u:xxxxx@h/db", Workload: "o", Seed: 7, Edges: 1000, Retries: 3,
-		Started: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC), Version: "v0.1", NotApplied: []string{"read_tiers"}}
+		Started: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC), Version: "v0.1", Revision: "0123abc+modified", NotApplied: []string{"read_tiers"}}
 	var buf bytes.Buffer
 	if err := WriteJSON(&buf, run, []*Experiment{synthetic(), {Threads: 2}}); err != nil {
 		t.Fatal(err)
@@ -205,12 +210,12 @@ func TestJSON(t *testing.T) {
 		t.Errorf("top-level keys %q", got)
 	}
 	r := doc["run"].(map[string]any)
-	if got, want := keys(r), sorted("database workload seed edges retries started version not_applied"); got != want {
+	if got, want := keys(r), sorted("database workload graph_workload graph_seed seed edges retries started version revision not_applied"); got != want {
 		t.Errorf("run keys %q, want %q", got, want)
 	}
 	if r["database"] != run.Database || r["workload"] != "o" || r["seed"] != 7.0 || r["edges"] != 1000.0 ||
 		r["retries"] != 3.0 || r["started"] != "2024-05-01T12:00:00Z" || r["version"] != "v0.1" ||
-		len(r["not_applied"].([]any)) != 1 {
+		r["revision"] != "0123abc+modified" || len(r["not_applied"].([]any)) != 1 {
 		t.Errorf("run = %v", r)
 	}
 
@@ -218,14 +223,15 @@ func TestJSON(t *testing.T) {
 	if len(exps) != 2 {
 		t.Fatalf("%d experiments, want 2", len(exps))
 	}
-	wantKeys := sorted("threads warmup_s duration_s ops throughput failed latency_us outcomes contention attempts runtime_s measured_s interrupted lost")
+	wantKeys := sorted("threads warmup_s duration_s ops throughput failed latency_us outcomes contention attempts runtime_s measured_s interrupted lost fidelity started processes histograms counters timeline " +
+		"service_us target_rate arrival scheduled not_issued rate_reached overtime injected_us service_histograms injected_histograms")
 	for i, x := range exps {
 		e := x.(map[string]any)
 		if got := keys(e); got != wantKeys {
 			t.Errorf("experiment %d keys %q, want %q", i, got, wantKeys)
 		}
 		lat := e["latency_us"].(map[string]any)
-		if got, want := keys(lat), sorted(strings.Join(seriesNames(), " ")); got != want || len(lat) != 15 {
+		if got, want := keys(lat), sorted(strings.Join(metrics.SeriesNames(), " ")); got != want || len(lat) != 15 {
 			t.Errorf("latency_us keys %q, want %q", got, want)
 		}
 		for name, v := range lat {
@@ -233,11 +239,17 @@ func TestJSON(t *testing.T) {
 				t.Errorf("latency_us.%s keys %q", name, got)
 			}
 		}
-		if got := keys(e["outcomes"].(map[string]any)); got != sorted("ok not_found precondition_failed unique_violation conflict_object conflict_association timeout error") {
+		if got := keys(e["outcomes"].(map[string]any)); got != sorted("ok not_found precondition_failed unique_violation conflict_object conflict_association timeout error failed_after_reserve failed_after_primary_commit failed_after_primary_rollback") {
 			t.Errorf("outcomes keys %q", got)
 		}
-		if got := keys(e["contention"].(map[string]any)); got != sorted("object_lock_conflict_pct association_lock_conflict_pct unique_association_exists_pct precondition_failed_pct overall_pct") {
+		if got := keys(e["contention"].(map[string]any)); got != sorted("object_lock_conflict_pct association_lock_conflict_pct unique_association_exists_pct precondition_failed_pct overall_pct overall_with_unique_pct") {
 			t.Errorf("contention keys %q", got)
+		}
+		if got := keys(e["service_us"].(map[string]any)); got != sorted("read write read_txn write_txn") {
+			t.Errorf("service_us keys %q", got)
+		}
+		if e["arrival"] != "closed" || e["target_rate"] != 0.0 || e["rate_reached"] != true || e["overtime"] != 0.0 {
+			t.Errorf("closed loop: arrival %v, target_rate %v, rate_reached %v, overtime %v", e["arrival"], e["target_rate"], e["rate_reached"], e["overtime"])
 		}
 		lost := e["lost"].(map[string]any)
 		if got := keys(lost); got != "count timeline" {
@@ -280,7 +292,7 @@ func TestJSON(t *testing.T) {
 	}
 	c := e["contention"].(map[string]any)
 	for name, want := range map[string]float64{"object_lock_conflict_pct": 100.0 / 3, "association_lock_conflict_pct": 0,
-		"unique_association_exists_pct": 100, "precondition_failed_pct": 50, "overall_pct": 75} {
+		"unique_association_exists_pct": 100, "precondition_failed_pct": 50, "overall_pct": 25, "overall_with_unique_pct": 50} {
 		if got := c[name].(float64); math.Abs(got-want) > 1e-9 {
 			t.Errorf("contention.%s = %v, want %v", name, got, want)
 		}
@@ -306,5 +318,102 @@ func TestJSONNilRun(t *testing.T) {
 	}
 	if doc.Experiments == nil || len(doc.Experiments) != 0 || doc.Run["not_applied"] == nil {
 		t.Errorf("empty document: %s", buf.String())
+	}
+}
+
+// TestOpenLoopReport: an open-loop experiment prints its overtime count in
+// the original's line, its target and achieved rate, whether the target was
+// reached, and service times beside the latencies; the JSON says the same.
+func TestOpenLoopReport(t *testing.T) {
+	r := metrics.NewRecorder()
+	for i := range 100 {
+		// Queued: 10 ms from the intended start, 1 ms of service.
+		r.Record(&metrics.Sample{Class: tao.Read, Kind: tao.ObjRead, Outcome: tao.OK, Attempts: 1,
+			Latency: 10 * time.Millisecond, Service: time.Millisecond, At: time.Duration(i) * time.Millisecond})
+	}
+	e := &Experiment{Threads: 2, Duration: time.Second, Measured: time.Second, Summary: r.Snapshot(),
+		OpenLoop: OpenLoop{Rate: 200, Arrival: "poisson", Scheduled: 200, NotIssued: 100}, Overtime: 7}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, e); err != nil {
+		t.Fatal(err)
+	}
+	text := buf.String()
+	if m := reOvertime.FindStringSubmatch(text); m == nil || m[1] != "7" {
+		t.Errorf("overtime line: %v\n%s", m, text)
+	}
+	for _, want := range []string{
+		"target rate: 200 req/s (poisson arrivals), achieved 100 req/s (50.0%); 100 of 200 scheduled requests issued",
+		"target rate not reached: 100 scheduled requests were never issued",
+		"service (ms)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^read +100 +1\.000 +1\.000`).MatchString(text[strings.Index(text, "service (ms)"):]) {
+		t.Errorf("service table does not give 1 ms:\n%s", text)
+	}
+	buf.Reset()
+	if err := WriteJSON(&buf, nil, []*Experiment{e}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Experiments []struct {
+			TargetRate  float64                          `json:"target_rate"`
+			Arrival     string                           `json:"arrival"`
+			Scheduled   int64                            `json:"scheduled"`
+			NotIssued   int64                            `json:"not_issued"`
+			RateReached bool                             `json:"rate_reached"`
+			Overtime    int64                            `json:"overtime"`
+			Latency     map[string]struct{ P50 float64 } `json:"latency_us"`
+			Service     map[string]struct{ P50 float64 } `json:"service_us"`
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	x := doc.Experiments[0]
+	if x.TargetRate != 200 || x.Arrival != "poisson" || x.Scheduled != 200 || x.NotIssued != 100 || x.RateReached || x.Overtime != 7 {
+		t.Errorf("JSON: %+v", x)
+	}
+	if x.Latency["read"].P50 != 10000 || x.Service["read"].P50 != 1000 {
+		t.Errorf("JSON read p50: latency %v µs, service %v µs; want 10000 and 1000", x.Latency["read"].P50, x.Service["read"].P50)
+	}
+}
+
+// TestInjectedReport: injected delays are reported beside the latencies
+// that include them, in the text and under injected_us.
+func TestInjectedReport(t *testing.T) {
+	r := metrics.NewRecorder()
+	for range 10 {
+		r.Record(&metrics.Sample{Class: tao.WriteTxn, Outcome: tao.OK, Attempts: 1,
+			Latency: 12 * time.Millisecond, Inject: true, Injected: 10 * time.Millisecond})
+	}
+	e := &Experiment{Threads: 1, Duration: time.Second, Measured: time.Second, Summary: r.Snapshot()}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, e); err != nil {
+		t.Fatal(err)
+	}
+	if want := "injected latency (ms), included above: write_txn mean 10.000 p99 10.000;"; !strings.Contains(buf.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, buf.String())
+	}
+	buf.Reset()
+	if err := WriteJSON(&buf, nil, []*Experiment{e}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Experiments []struct {
+			Injected map[string]struct {
+				Count int64
+				Mean  float64
+			} `json:"injected_us"`
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	in := doc.Experiments[0].Injected
+	if len(in) != 4 || in["write_txn"].Count != 10 || in["write_txn"].Mean != 10000 || in["read"].Count != 0 {
+		t.Errorf("injected_us = %+v", in)
 	}
 }

@@ -29,11 +29,11 @@ func BenchmarkClientNull(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	for range b.N {
-		if !c.step(ctx, ctx, &cfg, bd) {
+		if more, _ := c.step(ctx, ctx, &cfg, bd); !more {
 			b.Fatal("the client stopped")
 		}
 	}
-	c.flush()
+	c.flush(time.Now())
 	elapsed := time.Since(start)
 	b.StopTimer()
 	if n := rec.Snapshot().Requests(); n != int64(b.N) {

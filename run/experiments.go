@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // ParseDuration accepts Go duration syntax ("90s", "2m", "1m30s") and bare
@@ -17,33 +18,61 @@ func ParseDuration(s string) (time.Duration, error) {
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
 		switch {
 		case math.IsNaN(f):
-			return 0, fmt.Errorf("duration %q is not a number: use seconds (60) or Go syntax (90s, 2m)", s)
+			return 0, fmt.Errorf("duration %s is not a number: use seconds (60) or Go syntax (90s, 2m)", quote(s))
 		case f < 0:
-			return 0, fmt.Errorf("duration %q is negative", s)
+			return 0, fmt.Errorf("duration %s is negative", quote(s))
 		case f*float64(time.Second) >= math.MaxInt64:
 			// Converting it would overflow into a negative duration.
-			return 0, fmt.Errorf("duration %q is too long: over 292 years", s)
+			return 0, fmt.Errorf("duration %s is too long: over 292 years", quote(s))
 		}
 		return time.Duration(f * float64(time.Second)), nil
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil {
-		return 0, fmt.Errorf("duration %q: use seconds (60) or Go syntax (90s, 2m)", s)
+		return 0, fmt.Errorf("duration %s: use seconds (60) or Go syntax (90s, 2m)", quote(s))
 	}
 	if d < 0 {
-		return 0, fmt.Errorf("duration %q is negative", s)
+		return 0, fmt.Errorf("duration %s is negative", quote(s))
 	}
 	return d, nil
 }
 
+// quote returns s in Go quotes, escaped and cut to its first 40 bytes (then
+// followed by "..."), for messages that name what a user wrote.
+func quote(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	n := max
+	for n > max-utf8.UTFMax && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strconv.Quote(s[:n]) + "..."
+}
+
+// maxExperimentLine bounds a line of an experiments file; bufio's default.
+const maxExperimentLine = bufio.MaxScanTokenSize
+
 // ParseExperiments reads an experiments file of the original format: one
 // experiment a line, "threads,warmup,duration", with '#' comments and blank
-// lines ignored. Errors name the file and line.
+// lines ignored. An optional fourth field is the target rate in requests
+// per second (open loop; 0 or absent: closed loop), where the original once
+// had its target throughput. Errors name the file and line.
 func ParseExperiments(r io.Reader, file string) ([]Experiment, error) {
 	var exps []Experiment
 	sc := bufio.NewScanner(r)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 0, 4096), maxExperimentLine)
+	n := 1
+	for ; sc.Scan(); n++ {
 		line := sc.Text()
+		if n == 1 {
+			line = strings.TrimPrefix(line, "\ufeff")
+		}
+		if strings.IndexByte(line, 0) >= 0 || !utf8.ValidString(line) {
+			return nil, fmt.Errorf("%s:%d: this does not look like an experiments file (binary data: a NUL byte or invalid UTF-8 in the line, which starts %s); "+
+				"write one experiment a line as threads,warmup,duration (e.g. 16,10,60)", file, n, quote(line))
+		}
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
@@ -52,12 +81,12 @@ func ParseExperiments(r io.Reader, file string) ([]Experiment, error) {
 			continue
 		}
 		f := strings.Split(line, ",")
-		if len(f) != 3 {
-			return nil, fmt.Errorf("%s:%d: %q has %d fields; write threads,warmup,duration (e.g. 16,10,60)", file, n, line, len(f))
+		if len(f) != 3 && len(f) != 4 {
+			return nil, fmt.Errorf("%s:%d: %s has %d fields; write threads,warmup,duration[,rate] (e.g. 16,10,60 or 16,10,60,5000)", file, n, quote(line), len(f))
 		}
 		threads, err := strconv.Atoi(strings.TrimSpace(f[0]))
 		if err != nil || threads < 1 || threads > MaxClients {
-			return nil, fmt.Errorf("%s:%d: threads %q: give a whole number from 1 to %d", file, n, strings.TrimSpace(f[0]), MaxClients)
+			return nil, fmt.Errorf("%s:%d: threads %s: give a whole number from 1 to %d", file, n, quote(strings.TrimSpace(f[0])), MaxClients)
 		}
 		warmup, err := ParseDuration(f[1])
 		if err != nil {
@@ -70,10 +99,22 @@ func ParseExperiments(r io.Reader, file string) ([]Experiment, error) {
 		if dur <= 0 {
 			return nil, fmt.Errorf("%s:%d: duration must be positive", file, n)
 		}
-		exps = append(exps, Experiment{Threads: threads, Warmup: warmup, Duration: dur})
+		var rate float64
+		if len(f) == 4 {
+			r := strings.TrimSpace(f[3])
+			rate, err = strconv.ParseFloat(r, 64)
+			if err != nil || CheckRate(rate) != nil {
+				return nil, fmt.Errorf("%s:%d: rate %s: give 0 (closed loop) or a target in requests per second up to %g, e.g. 5000", file, n, quote(r), float64(MaxRate))
+			}
+		}
+		exps = append(exps, Experiment{Threads: threads, Warmup: warmup, Duration: dur, Rate: rate})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+		if err == bufio.ErrTooLong {
+			return nil, fmt.Errorf("%s:%d: the line is longer than %d KB; this does not look like an experiments file: "+
+				"write one experiment a line as threads,warmup,duration (e.g. 16,10,60)", file, n, maxExperimentLine>>10)
+		}
+		return nil, fmt.Errorf("%s:%d: reading: %v", file, n, err)
 	}
 	if len(exps) == 0 {
 		return nil, fmt.Errorf("%s: no experiments; write one per line as threads,warmup,duration", file)

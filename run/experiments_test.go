@@ -94,6 +94,16 @@ func TestParseExperiments(t *testing.T) {
 		}
 	}
 
+	// The optional fourth field is a target rate; old three-field lines
+	// stay closed loop beside it.
+	exps, err := run.ParseExperiments(strings.NewReader("8,1,10,5000\n8,1,10\n4, 0, 5, 0\n2,0,1, 250.5 \n"), "rate.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(exps) != 4 || exps[0].Rate != 5000 || exps[1].Rate != 0 || exps[2].Rate != 0 || exps[3].Rate != 250.5 || exps[0].Threads != 8 {
+		t.Errorf("rates: %+v", exps)
+	}
+
 	most := strconv.Itoa(run.MaxClients)
 	if _, err := run.ParseExperiments(strings.NewReader(most+",0,1\n"), "max.txt"); err != nil {
 		t.Errorf("%d threads (MaxClients) refused: %v", run.MaxClients, err)
@@ -107,7 +117,11 @@ func TestParseExperimentsErrors(t *testing.T) {
 		want       []string // parts of the message, besides the file name
 	}{
 		{"two fields", "1,0,1\n\n4,10\n", []string{"exp.txt:3:", "2 fields", "threads,warmup,duration"}},
-		{"four fields", "4,10,60,1\n", []string{"exp.txt:1:", "4 fields"}},
+		{"five fields", "4,10,60,1,2\n", []string{"exp.txt:1:", "5 fields", "threads,warmup,duration[,rate]"}},
+		{"rate negative", "4,10,60,-5\n", []string{"exp.txt:1:", `rate "-5"`, "requests per second"}},
+		{"rate garbage", "4,10,60,fast\n", []string{"exp.txt:1:", `rate "fast"`}},
+		{"rate NaN", "4,10,60,NaN\n", []string{"exp.txt:1:", `rate "NaN"`}},
+		{"rate too high", "4,10,60,1e9\n", []string{"exp.txt:1:", `rate "1e9"`}},
 		{"one field", "# c\n16\n", []string{"exp.txt:2:", "1 fields"}},
 		{"threads zero", "0,1,1\n", []string{"exp.txt:1:", `threads "0"`, "1 to " + strconv.Itoa(run.MaxClients)}},
 		{"threads negative", "-3,1,1\n", []string{"exp.txt:1:", `threads "-3"`}},

@@ -1,12 +1,16 @@
-// Package run owns time: it runs experiments of closed-loop clients against a
-// store, excludes warmup, retries conflicts, backs off on errors and hands the
-// merged measurements to the report package.
+// Package run owns time: it runs experiments of clients against a store, in
+// closed loop or at a target rate (open loop, pacer.go), excludes warmup,
+// retries conflicts, backs off on errors and hands the merged measurements,
+// as a result.Experiment, to the reporters.
 //
 // Each client owns its generator, its request and result buffers and a batch
-// of samples, so the hot path shares nothing with other clients. A full batch
-// goes to one of at most maxRecorders recorders (HDR histograms per class and
-// kind): memory stays bounded at any client count, and a recorder's lock is
-// taken once per batch. Warmup
+// of samples, so the hot path shares nothing with other clients. A full batch,
+// or one last handed over more than flushEvery ago, goes to one of at most
+// maxRecorders recorders (HDR histograms per class and kind): memory stays
+// bounded at any client count, and a recorder's lock is taken once per batch.
+// Each client also counts its measured requests in atomic counters of its
+// own, which the status line reads, so the line is current however slow the
+// database. Warmup
 // is excluded by each client comparing its request's start time with the
 // experiment's fixed boundaries: no shared flag is flipped and no shared state
 // is reset while clients run.
@@ -14,16 +18,21 @@ package run
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/taobench/taobench/dist"
+	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/internal/clock"
 	"github.com/taobench/taobench/metrics"
-	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
@@ -39,17 +48,29 @@ const (
 	maxRecorders = 8
 	// batchSize samples are recorded under one lock acquisition.
 	batchSize = 64
+	// flushEvery is the most time a client keeps a sample in its batch
+	// while it completes requests, so status percentiles stay current.
+	flushEvery = 250 * time.Millisecond
+	// abandonAfter is how long after the drain deadline (or after ctx is
+	// cancelled) Do waits for a client still inside Store.Exec before it
+	// abandons the client: a store that ignores its context must not hold
+	// the run.
+	abandonAfter = 250 * time.Millisecond
 	// keepOps is the largest request buffer a client keeps between
 	// requests: a rare 500-op transaction would otherwise pin 48 KB in
 	// every client for the rest of the run.
 	keepOps = 64
 )
 
-// Experiment is one line of an experiments file: threads,warmup,duration.
+// Experiment is one line of an experiments file: threads,warmup,duration
+// and an optional target rate.
 type Experiment struct {
 	Threads  int
 	Warmup   time.Duration
 	Duration time.Duration
+	// Rate is the target rate in requests per second across all clients
+	// (open loop, pacer.go); 0 runs closed loop.
+	Rate float64
 }
 
 // Config is what every experiment of a run shares.
@@ -68,7 +89,22 @@ type Config struct {
 
 	// Drain is how long requests still in flight at the end of the
 	// experiment may take before they are cancelled (and count as timeouts).
+	// A request whose store ignores the cancel is abandoned abandonAfter
+	// later, counted as a timeout, and Do returns without it.
 	Drain time.Duration
+
+	// Arrival is the arrival process of open-loop experiments.
+	Arrival Arrival
+
+	// InjectLatency makes every request sleep a delay drawn from its
+	// class's *_latency field of the workload before it goes to the store
+	// (inject.go); latency and service time include it.
+	InjectLatency bool
+
+	// Timeout, when positive, bounds each request, its retries included:
+	// an attempt still running at the deadline is cancelled and the request
+	// ends a timeout; no retry starts after it (docs/experiments.md).
+	Timeout time.Duration
 
 	// Status receives a status line every StatusEvery (none when nil).
 	Status      io.Writer
@@ -92,7 +128,7 @@ func (c *Config) defaults() {
 
 // Do runs one experiment. When ctx is cancelled (Ctrl-C) it stops early and
 // still returns what was measured, marked Interrupted.
-func Do(ctx context.Context, cfg Config, e Experiment) (*report.Experiment, error) {
+func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, error) {
 	cfg.defaults()
 	if e.Threads < 1 || e.Threads > MaxClients {
 		return nil, fmt.Errorf("experiment: %d threads; use 1 to %d", e.Threads, MaxClients)
@@ -100,39 +136,55 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*report.Experiment, erro
 	if cfg.Store == nil || cfg.Workload == nil || cfg.Graph == nil {
 		return nil, fmt.Errorf("experiment: the config needs a store, a workload and a graph")
 	}
+	if err := CheckRate(e.Rate); err != nil {
+		return nil, fmt.Errorf("experiment: %v", err)
+	}
 	if e.Warmup < 0 || e.Duration <= 0 {
 		return nil, fmt.Errorf("experiment: warmup %v and duration %v; the warmup may be 0, the duration must be positive", e.Warmup, e.Duration)
 	}
-
-	start := time.Now()
-	b := bounds{measure: start.Add(e.Warmup), end: start.Add(e.Warmup + e.Duration)}
-
-	// Requests still running at the end get Drain to finish; then they are
-	// cancelled so a stalled database cannot hang the run.
-	execCtx, cancel := context.WithDeadline(ctx, b.end.Add(cfg.Drain))
-	defer cancel()
 
 	plan, err := gen.NewPlan(cfg.Workload, cfg.Graph, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
+	// The recorders share one per-second timeline, so its memory does not
+	// grow with their number.
+	tl := metrics.NewTimeline()
 	recs := make([]*metrics.Recorder, min(e.Threads, maxRecorders))
 	for i := range recs {
-		recs[i] = metrics.NewRecorder()
+		recs[i] = metrics.NewRecorderSharing(tl)
 	}
 	var loss firstLoss
 	clients := make([]*client, e.Threads)
 	for i := range clients {
 		clients[i] = newClient(plan, i, &cfg, recs[i%len(recs)])
 		clients[i].loss = &loss
+		if cfg.InjectLatency {
+			if clients[i].inject, err = newInjector(cfg.Workload, dist.Hash(cfg.Seed, uint64(i), 0x696e6a, 0)); err != nil {
+				return nil, fmt.Errorf("experiment: injected latency: %v", err)
+			}
+		}
 	}
 
-	var wg sync.WaitGroup
+	// The experiment's clock starts once the plan and clients are built.
+	start := time.Now()
+	b := bounds{measure: start.Add(e.Warmup), end: start.Add(e.Warmup + e.Duration)}
+	if e.Rate > 0 {
+		b.sched = newSchedule(NewPacer(cfg.Arrival, e.Rate, pacerSeed(cfg.Seed)), start, b)
+	}
+
+	// Requests still running at the end get Drain to finish; then they are
+	// cancelled so a stalled database cannot hang the run.
+	execCtx, cancel := context.WithDeadline(ctx, b.end.Add(cfg.Drain))
+	defer cancel()
+
+	// A client reports on ended when its loop ends, unless Do abandoned it.
+	ended := make(chan struct{}, len(clients))
 	for _, c := range clients {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
-			c.loop(ctx, execCtx, &cfg, b)
+			if c.loop(ctx, execCtx, &cfg, b) {
+				ended <- struct{}{}
+			}
 		}()
 	}
 
@@ -142,12 +194,16 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*report.Experiment, erro
 		statusWG.Add(1)
 		go func() {
 			defer statusWG.Done()
-			status(done, &cfg, recs, start, b)
+			status(done, &cfg, recs, clients, start, b)
 		}()
 	}
-	wg.Wait()
+	abandoned := wait(ctx, clients, ended, b, b.end.Add(cfg.Drain))
 	close(done)
 	statusWG.Wait()
+	if cfg.Status != nil && abandoned > 0 {
+		fmt.Fprintf(cfg.Status, "%d request(s) still waiting on the database %v after the drain period were abandoned and count as timeouts\n",
+			abandoned, abandonAfter)
+	}
 	if cfg.Status != nil && loss.err != nil {
 		// The report counts lost requests; this says why they were lost.
 		fmt.Fprintf(cfg.Status, "first lost request (%s, %.3f s into the measured window): %v\n",
@@ -165,12 +221,28 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*report.Experiment, erro
 	for _, r := range recs {
 		sum.Merge(r.Snapshot())
 	}
+	sum.Merge(tl.Snapshot())
+	var fid fidelity.Counters
+	for _, c := range clients {
+		fid.Merge(&c.fid)
+	}
 	measured := b.end.Sub(b.measure)
 	interrupted := ctx.Err() != nil && finished.Before(b.end)
 	if interrupted {
 		measured = max(0, finished.Sub(b.measure))
 	}
-	return &report.Experiment{
+	var overtime int64
+	for _, c := range clients {
+		overtime += c.overtime.Load()
+	}
+	open := result.OpenLoop{}
+	if b.sched != nil {
+		open.Rate, open.Arrival = e.Rate, cfg.Arrival.String()
+		open.Scheduled, open.NotIssued = b.sched.finish(finished)
+	}
+	return &result.Experiment{
+		OpenLoop:     open,
+		Overtime:     overtime,
 		Threads:      e.Threads,
 		Warmup:       e.Warmup,
 		Duration:     e.Duration,
@@ -180,83 +252,218 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*report.Experiment, erro
 		Started:      start,
 		FirstRequest: max(0, first.Sub(start)),
 		Summary:      sum,
+		Fidelity:     fidelity.Compare(cfg.Workload, plan.Targets(), &fid),
+		Counters:     &fid,
 	}, nil
+}
+
+// ExperimentSeed is the request seed of experiment i (0-based) of a run
+// with seed: every experiment of a run draws a stream of its own.
+func ExperimentSeed(seed uint64, i int) uint64 {
+	if i == 0 {
+		return seed
+	}
+	return dist.Hash(seed, uint64(i), 0x657870, 0)
 }
 
 // bounds are the fixed instants of an experiment: requests that start before
 // measure are warmup, requests that would start at or after end are not issued.
 type bounds struct {
 	measure, end time.Time
+	sched        *schedule // open loop; nil in closed loop
 }
 
 type client struct {
 	gen       *gen.Generator
 	rec       *metrics.Recorder // shared with other clients; see RecordBatch
 	batch     []metrics.Sample  // measured samples not yet handed to rec
+	flushed   time.Time         // when the batch was last handed to rec
 	rng       *rand.Rand        // jitter only
 	first     time.Time         // when the client issued its first request
+	begin     time.Time         // when the current request began (intended, in open loop)
+	actual    time.Time         // when the current request actually began
+	late      bool              // it began more than OvertimeTolerance late
+	sleeper   *clock.Sleeper    // open loop: waits for intended starts; injected delays
+	inject    *injector         // nil: no injected latency
 	errStreak int               // consecutive requests that ended in Error
+	fid       fidelity.Counters // what the database returned, for the fidelity rows
 	loss      *firstLoss        // shared; nil keeps no error
 	req       tao.Request
 	res       tao.Result
 	s         metrics.Sample
+
+	// state says whether the client is inside Store.Exec; Do abandons a
+	// client stuck there by moving it to clientAbandoned, after which the
+	// client touches nothing of its own again and Do owns its batch.
+	state atomic.Int32
+	// Measured requests completed, and those that failed or were lost, for
+	// the status line: always current, unlike the batched histograms.
+	done, failed, lost atomic.Int64
+	// Measured requests that started more than OvertimeTolerance late.
+	overtime atomic.Int64
 }
+
+// Client states.
+const (
+	clientIdle      int32 = iota // outside Store.Exec
+	clientInExec                 // inside Store.Exec
+	clientAbandoned              // given up by Do while inside Store.Exec
+)
 
 // newClient returns client i of an experiment, recording into rec.
 func newClient(plan *gen.Plan, i int, cfg *Config, rec *metrics.Recorder) *client {
 	return &client{
-		gen:   plan.Client(i, cfg.Run),
-		rec:   rec,
-		batch: make([]metrics.Sample, 0, batchSize),
-		rng:   rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
+		gen:     plan.Client(i, cfg.Run),
+		rec:     rec,
+		batch:   make([]metrics.Sample, 0, batchSize),
+		flushed: time.Now(),
+		rng:     rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
 	}
 }
 
-// record keeps s in the client's batch, handing a full batch to the recorder.
-func (c *client) record(s *metrics.Sample) {
+// record keeps s, a measured request that ended at now, in the client's
+// batch, handing the batch to the recorder when it is full or was last
+// handed over flushEvery ago; and counts s for the status line.
+func (c *client) record(s *metrics.Sample, now time.Time) {
+	c.keep(s, now)
+	c.done.Add(1)
+	if s.Outcome.Failed() {
+		c.failed.Add(1)
+		if s.Outcome == tao.Error || s.Outcome == tao.Timeout {
+			c.lost.Add(1)
+		}
+	}
+}
+
+// keep puts s, a request that ended at now, in the batch, handing the batch
+// to the recorder when it is full or was last handed over flushEvery ago.
+func (c *client) keep(s *metrics.Sample, now time.Time) {
 	c.batch = append(c.batch, *s)
-	if len(c.batch) == cap(c.batch) {
-		c.flush()
+	if len(c.batch) == cap(c.batch) || now.Sub(c.flushed) >= flushEvery {
+		c.flush(now)
 	}
 }
 
-func (c *client) flush() {
-	c.rec.RecordBatch(c.batch)
-	c.batch = c.batch[:0]
+func (c *client) flush(now time.Time) {
+	if len(c.batch) > 0 {
+		c.rec.RecordBatch(c.batch)
+		c.batch = c.batch[:0]
+	}
+	c.flushed = now
 }
 
-// loop is a closed-loop client: it issues the next request when the previous
-// one has finished, until the experiment ends or ctx is cancelled.
-func (c *client) loop(ctx, execCtx context.Context, cfg *Config, b bounds) {
-	defer c.flush()
-	for c.step(ctx, execCtx, cfg, b) {
+// loop is a client: it issues the next request when the previous one has
+// finished (closed loop) or, in open loop, when the next intended start of
+// the schedule is due, until the experiment ends or ctx is cancelled. It reports
+// false when Do abandoned the client, which then owns what the client held.
+func (c *client) loop(ctx, execCtx context.Context, cfg *Config, b bounds) bool {
+	defer func() {
+		if c.sleeper != nil {
+			c.sleeper.Close() // the client's own: safe even when abandoned
+		}
+	}()
+	for {
+		more, abandoned := c.step(ctx, execCtx, cfg, b)
+		if abandoned {
+			return false
+		}
+		if !more {
+			break
+		}
 	}
+	c.flush(time.Now())
+	return true
 }
 
 // step issues one request, with its retries, and records it when it began
-// in the measured window. It returns false when the loop should end: ctx is
-// cancelled or the experiment is over.
-func (c *client) step(ctx, execCtx context.Context, cfg *Config, b bounds) bool {
+// in the measured window. more is false when the loop should end: ctx is
+// cancelled or the experiment is over. abandoned is true when Do gave up on
+// the client while it was inside Store.Exec: the client must then touch
+// nothing of its own.
+func (c *client) step(ctx, execCtx context.Context, cfg *Config, b bounds) (more, abandoned bool) {
 	if ctx.Err() != nil {
-		return false
+		return false, false
 	}
+	// In open loop the request is due at its intended start: the client
+	// waits for it, or starts late when it was busy until after it.
+	var intended time.Time
+	if b.sched != nil {
+		at, ok := b.sched.next()
+		if !ok {
+			return false, false
+		}
+		if !c.waitUntil(ctx.Done(), at) {
+			b.sched.skip(at)
+			return false, false
+		}
+		intended = at
+	}
+	due := intended // the schedule's start, for skip
 	c.gen.Next(&c.req)
+	// A preconditioned write waits after the client's read of its key
+	// (precondition_wait), idle and outside its latency: in open loop its
+	// intended start moves by the wait.
+	if c.req.Wait > 0 {
+		if !c.sleep(ctx, c.req.Wait) {
+			if b.sched != nil {
+				b.sched.skip(due)
+			}
+			return false, false
+		}
+		if !intended.IsZero() {
+			intended = intended.Add(c.req.Wait)
+		}
+	}
 	begin := time.Now()
 	if !begin.Before(b.end) {
-		return false
+		if b.sched != nil {
+			b.sched.skip(due)
+		}
+		return false, false
 	}
 	if c.first.IsZero() {
 		c.first = begin
 	}
+	if intended.IsZero() {
+		intended = begin
+	}
+	c.begin, c.actual = intended, begin
+	c.late = begin.Sub(intended) > OvertimeTolerance
 	s := &c.s
 	*s = metrics.Sample{Class: c.req.Class, Kind: tao.NumKinds}
 	if len(c.req.Ops) == 1 && (c.req.Class == tao.Read || c.req.Class == tao.Write) {
 		s.Kind = c.req.Ops[0].Kind
 	}
 	cut := false // the user's cancel ended a backoff before its retry
-	for {
+	// The request timeout counts from the actual start (an injected delay
+	// included), as the service time does.
+	reqCtx := execCtx
+	if cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		reqCtx, cancel = context.WithDeadline(execCtx, begin.Add(cfg.Timeout))
+		defer cancel()
+	}
+	if c.inject != nil {
+		// The emulated round trip, once per request, before the store.
+		s.Inject = true
+		s.Injected = c.inject.draw(c.req.Class)
+		if s.Injected > 0 {
+			if c.sleeper == nil {
+				c.sleeper = clock.New()
+			}
+			if cut = !c.sleeper.Until(ctx.Done(), begin.Add(s.Injected)); cut {
+				c.res.Reset(len(c.req.Ops))
+				c.res.Outcome, c.res.Err = tao.Timeout, ctx.Err()
+			}
+		}
+	}
+	for !cut {
 		c.res.Reset(len(c.req.Ops))
-		cfg.Store.Exec(execCtx, &c.req, &c.res)
+		c.state.Store(clientInExec)
+		cfg.Store.Exec(reqCtx, &c.req, &c.res)
+		if !c.state.CompareAndSwap(clientInExec, clientIdle) {
+			return false, true
+		}
 		s.Attempts++
 		switch c.res.Outcome {
 		case tao.ConflictObject:
@@ -267,25 +474,41 @@ func (c *client) step(ctx, execCtx context.Context, cfg *Config, b bounds) bool 
 		if !c.res.Outcome.IsConflict() || s.Attempts > cfg.Retries {
 			break
 		}
+		if cfg.Timeout > 0 && !time.Now().Before(begin.Add(cfg.Timeout)) {
+			break // past the request's deadline: no retry could finish
+		}
 		if !c.sleep(ctx, backoff(cfg.BackoffMin, cfg.BackoffMax, s.Attempts, c.rng)) {
 			cut = true
 			break
 		}
 	}
-	s.Latency = time.Since(begin)
+	end := time.Now()
+	s.Latency = end.Sub(intended)
+	if b.sched != nil {
+		s.Service = max(end.Sub(begin), 1) // nonzero: recorded
+	}
 	s.Outcome = c.res.Outcome
 
 	// A request cut short by the user's Ctrl-C (in the database or while
 	// waiting to retry) says nothing about the database; one cut by the
 	// drain deadline is a real timeout.
 	userCancelled := cut || (ctx.Err() != nil && c.res.Outcome == tao.Timeout)
-	if !begin.Before(b.measure) && !userCancelled {
+	if !intended.Before(b.measure) && !userCancelled {
+		if c.late {
+			c.overtime.Add(1)
+		}
 		c.describe(s)
-		s.At = begin.Sub(b.measure)
-		c.record(s)
+		s.At = intended.Sub(b.measure)
+		c.record(s, end)
+		c.fid.Observe(&c.req, &c.res)
 		if c.loss != nil && c.res.Err != nil && (s.Outcome == tao.Error || s.Outcome == tao.Timeout) {
 			c.loss.keep(s.Outcome, s.At, c.res.Err)
 		}
+	} else if !userCancelled {
+		// Warmup: only the per-second series counts it, marked.
+		c.describe(s)
+		s.At, s.Warmup = intended.Sub(b.measure), true
+		c.keep(s, end)
 	}
 	c.gen.Observe(&c.req, &c.res)
 	if cap(c.req.Ops) > keepOps {
@@ -293,16 +516,94 @@ func (c *client) step(ctx, execCtx context.Context, cfg *Config, b bounds) bool 
 	}
 
 	// A server that went away: back off before reconnecting so clients
-	// do not spin, growing with consecutive errors.
+	// do not spin, growing with consecutive errors. After the end there
+	// is no next request to wait for.
 	if c.res.Outcome == tao.Error {
 		c.errStreak++
-		if !c.sleep(ctx, backoff(10*time.Millisecond, time.Second, c.errStreak, c.rng)) {
-			return false
+		if end.Before(b.end) && !c.sleep(ctx, backoff(10*time.Millisecond, time.Second, c.errStreak, c.rng)) {
+			return false, false
 		}
 	} else {
 		c.errStreak = 0
 	}
-	return true
+	return true, false
+}
+
+// errAbandoned is the error of a request abandoned inside Store.Exec.
+var errAbandoned = errors.New("no answer from the database by the end of the drain period, even after the request was cancelled: abandoned")
+
+// wait returns once every client has ended or been abandoned. A client
+// still inside Store.Exec abandonAfter past the drain deadline, or
+// abandonAfter after ctx is cancelled, is abandoned: Do takes over its batch
+// and counts its request as a timeout (not at all when the user cancelled),
+// and its goroutine is left to return from Exec whenever the store lets it.
+// wait returns how many clients it abandoned.
+func wait(ctx context.Context, clients []*client, ended <-chan struct{}, b bounds, drainEnd time.Time) int {
+	running := len(clients)
+	giveUp := time.NewTimer(time.Until(drainEnd.Add(abandonAfter)))
+	defer giveUp.Stop()
+	cancelled := ctx.Done()
+	var poll <-chan time.Time // once giving up: look for stuck clients
+	var ticker *time.Ticker
+	defer func() {
+		if ticker != nil {
+			ticker.Stop()
+		}
+	}()
+	abandoned := 0
+	taken := make([]bool, len(clients))
+	for running > 0 {
+		select {
+		case <-ended:
+			running--
+		case <-cancelled:
+			cancelled = nil
+			if time.Until(drainEnd) > 0 {
+				giveUp.Reset(abandonAfter)
+			}
+		case <-giveUp.C:
+			ticker = time.NewTicker(5 * time.Millisecond)
+			poll = ticker.C
+		case now := <-poll:
+			// A client outside Exec ends soon on its own (its next
+			// request would start after the end, or ctx is cancelled);
+			// one inside is taken over.
+			for i, c := range clients {
+				if !taken[i] && c.state.CompareAndSwap(clientInExec, clientAbandoned) {
+					taken[i] = true
+					c.abandon(ctx, b, now)
+					abandoned++
+					running--
+				}
+			}
+		}
+	}
+	return abandoned
+}
+
+// abandon records the request a stuck client was executing as a timeout
+// (unless the user cancelled the run, or it began in the warmup) and hands
+// over the client's batch. Only Do calls it, after taking the client over.
+func (c *client) abandon(ctx context.Context, b bounds, now time.Time) {
+	s := &c.s
+	s.Attempts++ // the attempt that never came back
+	if !c.begin.Before(b.measure) && ctx.Err() == nil {
+		s.Latency = now.Sub(c.begin)
+		if b.sched != nil {
+			s.Service = max(now.Sub(c.actual), 1)
+		}
+		if c.late {
+			c.overtime.Add(1)
+		}
+		s.Outcome = tao.Timeout
+		c.describe(s)
+		s.At = c.begin.Sub(b.measure)
+		c.record(s, now)
+		if c.loss != nil {
+			c.loss.keep(tao.Timeout, s.At, errAbandoned)
+		}
+	}
+	c.flush(now)
 }
 
 // firstLoss keeps the error of the first measured request lost to an error
@@ -362,27 +663,42 @@ func backoff(lo, hi time.Duration, n int, rng *rand.Rand) time.Duration {
 	return lo + time.Duration(rng.Int64N(int64(d-lo)+1))
 }
 
-// status prints a status line every cfg.StatusEvery until done is closed.
-// Samples still in clients' batches show up in the next line.
-func status(done <-chan struct{}, cfg *Config, recs []*metrics.Recorder, start time.Time, b bounds) {
+// status prints a status line every cfg.StatusEvery until done is closed:
+// "warmup" before the measured window, then the measured requests so far
+// and their rate since the previous line (or since the window began). The
+// counts come from the clients' counters and are current; the p99 comes from
+// the recorders, which lag by at most a batch (flushEvery or batchSize).
+func status(done <-chan struct{}, cfg *Config, recs []*metrics.Recorder, clients []*client, start time.Time, b bounds) {
 	t := time.NewTicker(cfg.StatusEvery)
 	defer t.Stop()
-	var prev *metrics.Summary
+	var prevN int64
+	prevAt := b.measure
 	for {
 		select {
 		case <-done:
 			return
 		case now := <-t.C:
 			if now.Before(b.measure) {
-				fmt.Fprintf(cfg.Status, "[%6.1fs] warmup\n", now.Sub(start).Seconds())
+				fmt.Fprintf(cfg.Status, "[%6.1fs] warmup until %.1fs: nothing measured yet\n",
+					now.Sub(start).Seconds(), b.measure.Sub(start).Seconds())
 				continue
+			}
+			st := metrics.Status{Elapsed: now.Sub(start), Measured: min(now.Sub(b.measure), b.end.Sub(b.measure))}
+			for _, c := range clients {
+				st.Requests += c.done.Load()
+				st.Failed += c.failed.Load()
+				st.Lost += c.lost.Load()
+			}
+			if d := now.Sub(prevAt); d > 0 {
+				st.Rate = float64(st.Requests-prevN) / d.Seconds()
 			}
 			cur := metrics.NewSummary()
 			for _, r := range recs {
 				cur.Merge(r.Snapshot())
 			}
-			fmt.Fprintln(cfg.Status, metrics.FormatStatus(now.Sub(start), cur, prev, cfg.StatusEvery))
-			prev = cur
+			st.P99 = cur.Stats(metrics.All).P99
+			fmt.Fprintln(cfg.Status, st.String())
+			prevN, prevAt = st.Requests, now
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/metrics"
-	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/store/null"
 	"github.com/taobench/taobench/tao"
@@ -111,7 +111,7 @@ func waitUntil(ctx context.Context, t time.Time) {
 	}
 }
 
-func mustDo(t *testing.T, ctx context.Context, cfg Config, e Experiment) *report.Experiment {
+func mustDo(t *testing.T, ctx context.Context, cfg Config, e Experiment) *result.Experiment {
 	t.Helper()
 	rep, err := Do(ctx, cfg, e)
 	if err != nil {
@@ -395,16 +395,16 @@ func TestInterrupt(t *testing.T) {
 // doGuarded runs Do, failing the test if it has not returned within a
 // minute (a hang, not a slow machine: the experiments here last well
 // under a second once cancelled).
-func doGuarded(t *testing.T, ctx context.Context, cfg Config, e Experiment) *report.Experiment {
+func doGuarded(t *testing.T, ctx context.Context, cfg Config, e Experiment) *result.Experiment {
 	t.Helper()
-	type result struct {
-		rep *report.Experiment
+	type outcome struct {
+		rep *result.Experiment
 		err error
 	}
-	done := make(chan result, 1)
+	done := make(chan outcome, 1)
 	go func() {
 		rep, err := Do(ctx, cfg, e)
-		done <- result{rep, err}
+		done <- outcome{rep, err}
 	}()
 	select {
 	case r := <-done:

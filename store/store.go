@@ -71,6 +71,10 @@ type Violation struct {
 type Options struct {
 	// Clients is the most concurrent requests expected; pools size to it.
 	Clients int
+	// SchemaOnly says the caller needs only Database.Schema: a store whose
+	// DDL needs no connection may then open nothing and create nothing (an
+	// SQLite file, say).
+	SchemaOnly bool
 }
 
 // OpenFunc opens a store for a URL of its scheme.
@@ -119,9 +123,11 @@ func (r *Registry) Schemes() []string {
 func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Store, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
-		if raw != "" && !strings.ContainsAny(raw, ":/") {
-			// A bare word such as "null" names a scheme with no address.
-			u = &url.URL{Scheme: raw}
+		word, query, _ := strings.Cut(raw, "?")
+		if word != "" && !strings.ContainsAny(word, ":/") {
+			// A bare word such as "null" names a scheme with no address;
+			// it may take options ("null?delay=2ms").
+			u = &url.URL{Scheme: word, RawQuery: query}
 		} else {
 			return nil, fmt.Errorf("database URL %q: not a URL; use e.g. sqlite:taobench.db, postgres://user@host:5432/db or mysql://user@host:3306/db", Redact(raw))
 		}
@@ -130,7 +136,8 @@ func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Store, e
 	open, ok := r.schemes[u.Scheme]
 	r.mu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("database URL %q: unknown scheme %q; known: %s", Redact(raw), u.Scheme, strings.Join(r.Schemes(), ", "))
+		// A bare word is its own scheme, and may be "null?password=...".
+		return nil, fmt.Errorf("database URL %q: unknown scheme %q; known: %s", Redact(raw), Redact(u.Scheme), strings.Join(r.Schemes(), ", "))
 	}
 	if opts.Clients < 1 {
 		opts.Clients = 1
@@ -138,35 +145,112 @@ func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Store, e
 	return open(ctx, u, raw, opts)
 }
 
-// Redact returns raw with the password of its user info, and any password
-// query parameter, replaced by "xxxxx". Every message that names a database
-// URL goes through it.
+// Redact returns raw with the password of its user info, and the value of
+// any password or sslpassword query parameter, replaced by "xxxxx". Every
+// message that names a database URL goes through it.
+//
+// A password typed unescaped may hold / ? or #, which end the authority for
+// url.Parse: postgres://u:123/45@h/db parses as host u, port 123 and path
+// /45@h/db. So when an @ follows such a character, everything from the
+// first : of the user info to the last @ of the URL is masked, even if that
+// hides a port and path in a URL whose query holds an @.
 func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		// Not parseable: mask everything between "://" and "@" if present.
-		if i := strings.Index(raw, "://"); i >= 0 {
-			if j := strings.LastIndex(raw, "@"); j > i {
-				return raw[:i+3] + "xxxxx" + raw[j:]
+	s := raw
+	if start := authorityStart(s); start >= 0 {
+		if at := strings.LastIndexByte(s, '@'); at >= start {
+			userinfo := s[start:at]
+			_, err := url.Parse(s)
+			c := strings.IndexByte(userinfo, ':')
+			switch {
+			case c >= 0 && (err != nil || strings.ContainsAny(userinfo, "/?#")):
+				s = s[:start] + userinfo[:c+1] + redactMask + s[at:]
+			case c < 0 && err != nil:
+				// Not a URL: the whole user info may be a secret.
+				s = s[:start] + redactMask + s[at:]
 			}
 		}
-		return raw
 	}
-	if u.User != nil {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
 		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+			u.User = url.UserPassword(u.User.Username(), redactMask)
+			s = u.String()
 		}
 	}
-	q := u.Query()
-	masked := false
-	for k := range q {
-		if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
-			q.Set(k, "xxxxx")
-			masked = true
+	return redactQuery(s)
+}
+
+const redactMask = "xxxxx"
+
+// authorityStart returns the offset of the authority of raw, after its
+// "scheme://" or leading "//", or -1 when it has none.
+func authorityStart(raw string) int {
+	i := 0
+	for j, c := range raw {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || j > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.') {
+			continue
 		}
+		if c == ':' && j > 0 {
+			i = j + 1
+		}
+		break
 	}
-	if masked {
-		u.RawQuery = q.Encode()
+	if strings.HasPrefix(raw[i:], "//") {
+		return i + 2
 	}
-	return u.String()
+	return -1
+}
+
+// redactQuery masks the non-empty value of every password and sslpassword
+// parameter of s's query (from its first ?), pairs split on & or ; as
+// drivers may,
+// whether or not the value is validly escaped. The last pair's value runs
+// to the end of s: a # in a password does not end it.
+func redactQuery(s string) string {
+	q := strings.IndexByte(s, '?')
+	if q < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:q+1])
+	rest := s[q+1:]
+	for {
+		end := strings.IndexAny(rest, "&;")
+		pair := rest
+		if end >= 0 {
+			pair = rest[:end]
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		if key, err := url.QueryUnescape(k); err == nil {
+			k = key
+		}
+		if v != "" && (strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword")) {
+			pair = pair[:strings.IndexByte(pair, '=')+1] + redactMask
+		}
+		b.WriteString(pair)
+		if end < 0 {
+			return b.String()
+		}
+		b.WriteByte(rest[end])
+		rest = rest[end+1:]
+	}
+}
+
+// Inventory summarises the rows a database holds, for validation: what the
+// graph's load (and any runs since) actually wrote.
+type Inventory struct {
+	// Objects counts loaded objects (not created at run time) by shard;
+	// NewObjects those created at run time.
+	Objects    map[int]int64
+	NewObjects int64
+	// Edges counts forward edges by base type (tao.EdgeType.Base) and by
+	// the shard of their id2.
+	EdgesByBase   map[int64]int64
+	EdgesByShard2 map[int]int64
+}
+
+// Inspector is a Database that can take its Inventory and tell how many
+// run numbers it has handed out.
+type Inspector interface {
+	Inspect(ctx context.Context) (Inventory, error)
+	Runs(ctx context.Context) (int64, error)
 }

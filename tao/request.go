@@ -1,5 +1,7 @@
 package tao
 
+import "time"
+
 // Key names one item of the graph: the object ID1, or the edge (ID1, Type, ID2).
 type Key struct {
 	Edge bool
@@ -58,6 +60,8 @@ type Check struct {
 	Kind    CheckKind
 	Key     Key
 	Version int64
+	// Pred is the workload predicate the check came from, for accounting.
+	Pred Predicate
 }
 
 // Request is one request of the paper's API. Ops has one element for Read and
@@ -70,11 +74,26 @@ type Request struct {
 	// request, kept for accounting; Checks are what they became.
 	Predicates []Predicate
 	Tier       Tier
+	// Hold is how long a write or write transaction keeps its locks after
+	// its writes, before it commits (the workload's lock_hold; TAOBench
+	// §6.2). Zero for reads.
+	Hold time.Duration
+	// Fail is where the write's path fails on purpose (the workload's
+	// errors and txn_errors); Success for reads and most writes.
+	Fail FailPoint
+	// Wait is how long the client waits before it sends this write, which
+	// carries a version precondition on a key it read earlier: the
+	// business logic between a read and its conditional write (the
+	// workload's precondition_wait; TAOBench §6.3). Not part of the
+	// request's latency.
+	Wait time.Duration
 }
 
 // OpResult is what one operation observed.
 type OpResult struct {
-	Found   bool  // the row existed (point reads, updates, deletes)
+	// Found: the row existed — for point reads, updates and deletes, and
+	// for adds, which then overwrote it rather than inserting a new row.
+	Found   bool
 	Version int64 // the version read (obj_read, edge_point_read) when Found
 	Rows    int   // rows returned by list reads; the count of edge_count_read
 }

@@ -131,12 +131,19 @@ func ParseEdgeCategory(s string) (EdgeCategory, bool) {
 }
 
 // EdgeType is the association type stored in the database's type column.
-// Each category has one forward type; a bidirectional category also has an
-// inverse type (as TAO's inverse associations do), so that the inverse edge
-// (id2, inverse, id1) never collides with a forward edge and uniqueness is a
-// property of forward types only.
+// Each category has forward types; a bidirectional category also has an
+// inverse type for each (as TAO's inverse associations do), so that the
+// inverse edge (id2, inverse, id1) never collides with a forward edge and
+// uniqueness is a property of forward types only.
+//
+// A category has many types, as TAO has thousands of association types:
+// type number j of a category is its base type plus j*TypeStride, so the
+// base (t mod TypeStride) names the category and its direction. A unique
+// category's types admit one edge each per id1, so a node holds as many
+// unique edges as it has unique types.
 type EdgeType int64
 
+// Base types: the category and direction of every type (t mod TypeStride).
 const (
 	TypeUnique           EdgeType = 1
 	TypeBidirectional    EdgeType = 2
@@ -144,29 +151,51 @@ const (
 	TypeUniqueBidir      EdgeType = 4
 	TypeUniqueBidirInv   EdgeType = 5
 	TypeOther            EdgeType = 6
-	MaxEdgeType          EdgeType = 6
+	MaxBaseType          EdgeType = 6
+	TypeStride           EdgeType = 8
 )
 
 var categoryType = [NumEdgeCategories]EdgeType{TypeUnique, TypeBidirectional, TypeUniqueBidir, TypeOther}
 
-// Type returns the forward association type of the category.
+// Type returns the first forward association type of the category.
 func (c EdgeCategory) Type() EdgeType { return categoryType[c] }
 
+// TypeN returns the category's forward type number j (j >= 0).
+func (c EdgeCategory) TypeN(j int) EdgeType { return categoryType[c] + EdgeType(j)*TypeStride }
+
+// Base returns the base type of t: its category and direction.
+func (t EdgeType) Base() EdgeType { return t % TypeStride }
+
+// N returns t's number within its category (TypeN's j).
+func (t EdgeType) N() int { return int(t / TypeStride) }
+
+// Category returns the category of a forward type, and false for an
+// inverse or unknown type.
+func (t EdgeType) Category() (EdgeCategory, bool) {
+	for c, b := range categoryType {
+		if t.Base() == b {
+			return EdgeCategory(c), true
+		}
+	}
+	return 0, false
+}
+
 // IsUnique reports whether at most one edge of this type may leave an id1.
-func (t EdgeType) IsUnique() bool { return t == TypeUnique || t == TypeUniqueBidir }
+func (t EdgeType) IsUnique() bool { b := t.Base(); return b == TypeUnique || b == TypeUniqueBidir }
 
 // Inverse returns the type of the inverse edge and whether there is one.
 // The inverse of an inverse type is its forward type.
 func (t EdgeType) Inverse() (EdgeType, bool) {
-	switch t {
+	n := t - t.Base()
+	switch t.Base() {
 	case TypeBidirectional:
-		return TypeBidirectionalInv, true
+		return n + TypeBidirectionalInv, true
 	case TypeBidirectionalInv:
-		return TypeBidirectional, true
+		return n + TypeBidirectional, true
 	case TypeUniqueBidir:
-		return TypeUniqueBidirInv, true
+		return n + TypeUniqueBidirInv, true
 	case TypeUniqueBidirInv:
-		return TypeUniqueBidir, true
+		return n + TypeUniqueBidir, true
 	}
 	return 0, false
 }
@@ -174,7 +203,8 @@ func (t EdgeType) Inverse() (EdgeType, bool) {
 // IsForward reports whether t is a forward type (one a workload draws), as
 // opposed to an inverse type written only alongside its forward edge.
 func (t EdgeType) IsForward() bool {
-	return t == TypeUnique || t == TypeBidirectional || t == TypeUniqueBidir || t == TypeOther
+	_, ok := t.Category()
+	return ok && t > 0
 }
 
 // Predicate is a precondition kind, named as in the original configuration.
@@ -258,12 +288,18 @@ const (
 	ConflictAssociation         // the same on an association
 	Timeout                     // the context expired or was cancelled
 	Error                       // anything else: the server went away, a bad statement
+	// The failures the workload's errors and txn_errors inject into a
+	// write's path (FailPoint; docs/experiments.md says what each leaves).
+	FailedAfterReserve         // locks taken and writes done, then rolled back
+	FailedAfterPrimaryCommit   // the primary shard's part committed, the rest never written
+	FailedAfterPrimaryRollback // rolled back at the commit point, after any lock hold
 	NumOutcomes
 )
 
 var outcomeNames = [NumOutcomes]string{
 	"ok", "not_found", "precondition_failed", "unique_violation",
 	"conflict_object", "conflict_association", "timeout", "error",
+	"failed_after_reserve", "failed_after_primary_commit", "failed_after_primary_rollback",
 }
 
 func (o Outcome) String() string {
@@ -277,5 +313,9 @@ func (o Outcome) String() string {
 func (o Outcome) IsConflict() bool { return o == ConflictObject || o == ConflictAssociation }
 
 // Failed reports whether the request counts as failed. Not found, a failed
-// precondition and a unique violation are legal answers, not failures.
+// precondition and a unique violation are legal answers, not failures; an
+// injected failure is a failure.
 func (o Outcome) Failed() bool { return o >= ConflictObject }
+
+// IsInjected reports whether the outcome is a failure the workload injected.
+func (o Outcome) IsInjected() bool { return o >= FailedAfterReserve && o < NumOutcomes }

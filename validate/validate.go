@@ -98,10 +98,13 @@ func Observe(w *workload.Workload, g *graph.Graph, n int, seed uint64) (*Counts,
 		case tao.WriteTxn:
 			c.WriteTxnSizes[len(req.Ops)]++
 		}
+		if len(req.Ops) > 0 {
+			// One shard per request: a transaction's ops share a home shard.
+			c.PrimaryShards[graph.ShardOf(req.Ops[0].ID1)]++
+		}
 		for i := range req.Ops {
 			op := &req.Ops[i]
 			c.Kinds[req.Class][op.Kind]++
-			c.PrimaryShards[graph.ShardOf(op.ID1)]++
 			switch op.Kind {
 			case tao.ObjAdd, tao.ObjUpdate, tao.EdgeAdd, tao.EdgeUpdate:
 				c.PayloadSizes[len(op.Payload)]++
@@ -125,12 +128,10 @@ func Observe(w *workload.Workload, g *graph.Graph, n int, seed uint64) (*Counts,
 	return c, nil
 }
 
-// category returns the category whose forward type t is.
+// category returns the category of forward type t.
 func category(t tao.EdgeType) tao.EdgeCategory {
-	for c := range tao.NumEdgeCategories {
-		if c.Type() == t {
-			return c
-		}
+	if c, ok := t.Category(); ok {
+		return c
 	}
 	return tao.NumEdgeCategories
 }
@@ -145,7 +146,7 @@ func Compare(w *workload.Workload, c *Counts) []Row {
 		row("write_txn_operation_types", w.WriteTxnKinds, c.Kinds[tao.WriteTxn], ""),
 		row("read_txn_sizes", w.ReadTxnSizes, c.ReadTxnSizes, ""),
 		row("write_txn_sizes", w.WriteTxnSizes, c.WriteTxnSizes, ""),
-		row("primary_shards", w.PrimaryShards, c.PrimaryShards, ""),
+		row("primary_shards", w.PrimaryShards, c.PrimaryShards, "first op of each request"),
 		row("remote_shards", w.RemoteShards, c.RemoteShards, "first edge op of each node"),
 		row("edge_types", w.EdgeTypes, c.EdgeTypes, "first edge op of each node"),
 		row("payload_sizes", w.PayloadSizes, c.PayloadSizes, ""),

@@ -12,7 +12,46 @@ const (
 	DefaultMaxOutdegree = 100000 // a node above this would dominate a small graph
 	DefaultEmptySlots   = 0.1
 	DefaultRangeLimit   = 6000 // TAO's per-type cap on list reads
+
+	// TAO paper (ATC 2013) §6 and Fig. 3-5: what edge reads find.
+	DefaultEdgeHitRate       = 0.196
+	DefaultRangeNonEmpty     = 0.31
+	DefaultTimeRangeNonEmpty = 0.019
+	DefaultRangeSizeOne      = 0.64
+	// TAOBench §3.3: 28.7% of write transactions span more than one shard;
+	// TAO gives no figure for read transactions, so they take the same.
+	DefaultMultiShardTxns = 0.287
+	// TAO's assoc_add adds associations; overwrites are the exception.
+	DefaultEdgeAddNew = 0.99
+	// TAOBench Table 5 (T.2): 0.403% of unique adds find the association
+	// exists, nearly all from intentionally racing inserts (§3.3).
+	DefaultUniqueAddRace = 0.004
+	// No paper gives the share; small, so new content is touched without
+	// concentrating the load on it.
+	DefaultNewContentShare = 0.05
 )
+
+// linkReadsCDF is LinkBench's measured link_nreads (percent of lists read
+// at most Bound times over its trace), at the same bounds as outdegreeCDF
+// up to its maximum.
+var linkReadsCDF = [...]struct {
+	Bound   int
+	Percent float64
+}{
+	{0, 95.57464021}, {1, 97.35467629}, {2, 98.13989627}, {3, 98.44935994}, {4, 98.67836042},
+	{5, 98.83192672}, {6, 98.96675922}, {7, 99.08853407}, {8, 99.18295762}, {9, 99.30432903},
+	{10, 99.39054578}, {11, 99.44370542}, {12, 99.48618097}, {13, 99.52417355}, {14, 99.55674850},
+	{15, 99.58292735}, {16, 99.60741603}, {17, 99.62743492}, {18, 99.64548897}, {19, 99.66344093},
+	{20, 99.67982819}, {30, 99.77770487}, {50, 99.85790162}, {70, 99.89261464}, {100, 99.91838248},
+	{150, 99.93861313}, {200, 99.94964369}, {300, 99.96222281}, {500, 99.97515069}, {700, 99.98241131},
+	{1000, 99.98918647}, {1500, 99.99504674}, {2000, 99.99772064}, {3000, 99.99950105}, {5000, 99.99993743},
+	{7000, 99.99997826}, {10000, 99.99999144}, {15000, 99.99999638}, {20000, 99.99999835}, {30000, 99.99999934},
+	{95718, 100},
+}
+
+// DefaultEdgeReadPopularity returns LinkBench's measured reads per list as
+// a piecewise distribution, as DefaultOutdegree does for outdegree.
+func DefaultEdgeReadPopularity() Dist[int] { return piecewise(linkReadsCDF[:]) }
 
 // outdegreeCDF is LinkBench's measured outdegree CDF (the nlinks section of
 // its Distribution.dat: percent of nodes with at most Bound out-edges) at
@@ -37,10 +76,15 @@ var outdegreeCDF = [...]struct {
 
 // DefaultOutdegree returns LinkBench's measured outdegree as a piecewise
 // distribution: the weight of a piece is the CDF's rise over it, in percent.
-func DefaultOutdegree() Dist[int] {
-	d := Dist[int]{Values: make([]int, len(outdegreeCDF)), Weights: make([]float64, len(outdegreeCDF))}
+func DefaultOutdegree() Dist[int] { return piecewise(outdegreeCDF[:]) }
+
+func piecewise(cdf []struct {
+	Bound   int
+	Percent float64
+}) Dist[int] {
+	d := Dist[int]{Values: make([]int, len(cdf)), Weights: make([]float64, len(cdf))}
 	prev := 0.0
-	for i, p := range outdegreeCDF {
+	for i, p := range cdf {
 		d.Values[i] = p.Bound
 		// The reference has 8 decimals; rounding keeps the files readable.
 		d.Weights[i] = math.Round((p.Percent-prev)*1e8) / 1e8
@@ -113,4 +157,37 @@ func applyDefaults(w *Workload, seen map[string]bool) {
 		w.RangeLimit = DefaultRangeLimit
 	}
 	// key_skew: the zero Skew is uniform.
+	for _, f := range []struct {
+		name string
+		dst  *float64
+		def  float64
+	}{
+		{"edge_hit_rate", &w.EdgeHitRate, DefaultEdgeHitRate},
+		{"range_nonempty", &w.RangeNonEmpty, DefaultRangeNonEmpty},
+		{"time_range_nonempty", &w.TimeRangeNonEmpty, DefaultTimeRangeNonEmpty},
+		{"range_size_one", &w.RangeSizeOne, DefaultRangeSizeOne},
+		{"edge_read_correlation", &w.EdgeReadCorrelation, Auto},
+		{"multi_shard_write_txns", &w.MultiShardWriteTxns, DefaultMultiShardTxns},
+		{"multi_shard_read_txns", &w.MultiShardReadTxns, DefaultMultiShardTxns},
+		{"edge_add_new", &w.EdgeAddNew, DefaultEdgeAddNew},
+		{"unique_add_race", &w.UniqueAddRace, DefaultUniqueAddRace},
+		{"new_content_share", &w.NewContentShare, DefaultNewContentShare},
+	} {
+		if !seen[f.name] {
+			*f.dst = f.def
+		}
+	}
+	if !seen["edge_read_popularity"] {
+		w.EdgeReadPopularity = DefaultEdgeReadPopularity()
+	}
+	// read_tiers is drawn but no store has tiers yet: say so, as for the
+	// other inert fields, when a file sends reads to other tiers than db.
+	if seen["read_tiers"] {
+		for i, t := range w.ReadTiers.Values {
+			if t != tao.TierDB && w.ReadTiers.Weights[i] > 0 {
+				w.NotApplied = append(w.NotApplied, "read_tiers")
+				break
+			}
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/taobench/taobench/tao"
 )
@@ -89,11 +90,24 @@ var fields = []field{
 		return err
 	}},
 	{name: "range_limit", scalar: true, native: true, set: setScalarInt(func(w *Workload) *int { return &w.RangeLimit })},
-	{name: "read_operation_latency", implied: true, raw: true, set: setRaw},
-	{name: "write_operation_latency", implied: true, raw: true, set: setRaw},
-	{name: "write_txn_latency", implied: true, raw: true, set: setRaw},
-	{name: "errors", raw: true, set: setRaw},
-	{name: "txn_errors", raw: true, set: setRaw},
+	{name: "edge_hit_rate", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.EdgeHitRate }, "natural")},
+	{name: "range_nonempty", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.RangeNonEmpty }, "natural")},
+	{name: "time_range_nonempty", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.TimeRangeNonEmpty }, "natural")},
+	{name: "range_size_one", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.RangeSizeOne }, "")},
+	{name: "edge_read_correlation", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.EdgeReadCorrelation }, "auto")},
+	{name: "edge_read_popularity", native: true, set: setInts(func(w *Workload) *Dist[int] { return &w.EdgeReadPopularity })},
+	{name: "multi_shard_write_txns", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.MultiShardWriteTxns }, "")},
+	{name: "multi_shard_read_txns", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.MultiShardReadTxns }, "")},
+	{name: "edge_add_new", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.EdgeAddNew }, "")},
+	{name: "unique_add_race", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.UniqueAddRace }, "")},
+	{name: "new_content_share", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.NewContentShare }, "")},
+	{name: "read_operation_latency", implied: true, set: setLatency(func(w *Workload) *Dist[time.Duration] { return &w.ReadLatency })},
+	{name: "write_operation_latency", implied: true, set: setLatency(func(w *Workload) *Dist[time.Duration] { return &w.WriteLatency })},
+	{name: "write_txn_latency", implied: true, set: setLatency(func(w *Workload) *Dist[time.Duration] { return &w.WriteTxnLatency })},
+	{name: "errors", set: setFailPoints(func(w *Workload) *Dist[tao.FailPoint] { return &w.Errors })},
+	{name: "txn_errors", set: setFailPoints(func(w *Workload) *Dist[tao.FailPoint] { return &w.TxnErrors })},
+	{name: "lock_hold", native: true, set: setDurations(func(w *Workload) *Dist[time.Duration] { return &w.LockHold })},
+	{name: "precondition_wait", native: true, set: setDurations(func(w *Workload) *Dist[time.Duration] { return &w.PreconditionWait })},
 }
 
 func lookupField(name string) *field {
@@ -209,6 +223,67 @@ func setScalarInt(dst func(*Workload) *int) func(*Workload, *entry) error {
 			return errorf(e.field, "%q is not an integer; give a whole number", e.scalar)
 		}
 		*dst(w) = v
+		return nil
+	}
+}
+
+// setFraction reads a fraction in [0, 1], or word (if not "") meaning
+// Natural/Auto.
+func setFraction(dst func(*Workload) *float64, word string) func(*Workload, *entry) error {
+	return func(w *Workload, e *entry) error {
+		if word != "" && e.scalar == word {
+			*dst(w) = Natural
+			return nil
+		}
+		f, err := strconv.ParseFloat(e.scalar, 64)
+		if err != nil || !(f >= 0 && f <= 1) {
+			hint := "give a fraction in [0, 1] such as 0.25"
+			if word != "" {
+				hint += " or " + word
+			}
+			return errorf(e.field, "%q: %s", e.scalar, hint)
+		}
+		*dst(w) = f
+		return nil
+	}
+}
+
+// formatFraction writes a fraction, or word for Natural/Auto.
+func formatFraction(f float64, word string) string {
+	if f < 0 && word != "" {
+		return word
+	}
+	return formatFloat(f)
+}
+
+// setLatency reads injected delays: durations (5ms, 58.1ms), or the
+// original's bucket indices 0 to 6, taken as LatencyBucketValues.
+func setLatency(dst func(*Workload) *Dist[time.Duration]) func(*Workload, *entry) error {
+	return func(w *Workload, e *entry) error {
+		if err := checkLengths(e); err != nil {
+			return err
+		}
+		d := Dist[time.Duration]{Values: make([]time.Duration, len(e.values)), Weights: e.weights}
+		for i, s := range e.values {
+			if b, err := strconv.Atoi(s); err == nil {
+				if b < 0 || b >= len(LatencyBucketValues) {
+					err := errorf(e.field, "bucket %d: the original's buckets are 0 to %d; or give a duration such as 5ms", b, len(LatencyBucketValues)-1)
+					err.Line = e.valueLine(i)
+					return err
+				}
+				d.Values[i] = LatencyBucketValues[b]
+				w.LatencyBuckets = true
+				continue
+			}
+			v, err := time.ParseDuration(s)
+			if err != nil || v < 0 || v > MaxInjectedLatency {
+				err := errorf(e.field, "value %q: give a delay from 0 to %v such as 5ms or 58.1ms, or a bucket index 0 to %d", s, MaxInjectedLatency, len(LatencyBucketValues)-1)
+				err.Line = e.valueLine(i)
+				return err
+			}
+			d.Values[i] = v
+		}
+		*dst(w) = d
 		return nil
 	}
 }

@@ -8,13 +8,15 @@ import (
 )
 
 // GraphHash returns a short stable hex digest of exactly the fields the
-// computed graph depends on: the shard count, remote_shards, edge_types,
-// payload_sizes, outdegree, max_outdegree and empty_slots. A load records it
+// computed graph depends on: primary_shards (which places the data),
+// remote_shards, edge_types, payload_sizes, outdegree, max_outdegree and
+// empty_slots. A load records it
 // so that a run can refuse a database loaded with a different graph.
 // Weights enter as written: scaling a distribution changes the hash.
 func (w *Workload) GraphHash() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "taobench graph v1\nshards %d\n", w.Shards())
+	fmt.Fprintf(h, "taobench graph v2\nshards %d\n", w.Shards())
+	hashDist(h, "primary_shards", w.PrimaryShards.Values, w.PrimaryShards.Weights)
 	hashDist(h, "remote_shards", w.RemoteShards.Values, w.RemoteShards.Weights)
 	hashDist(h, "edge_types", w.EdgeTypes.Values, w.EdgeTypes.Weights)
 	hashDist(h, "payload_sizes", w.PayloadSizes.Values, w.PayloadSizes.Weights)

@@ -1,13 +1,13 @@
 package workload
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/taobench/taobench/tao"
 )
@@ -20,12 +20,18 @@ const lineShape = `each line is one object like {"name": "edge_types", "values":
 // problem stops it with an *Error naming the line and the field. Fields the
 // original lacks take their defaults.
 func ParseOriginal(r io.Reader, file string) (*Workload, error) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	lr := newLineReader(r, file)
 	var entries []*entry
 	first := map[string]int{}
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
+	for {
+		b, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		n, line := lr.n, bytes.TrimSpace(b)
 		if len(line) == 0 {
 			continue
 		}
@@ -38,9 +44,6 @@ func ParseOriginal(r io.Reader, file string) (*Workload, error) {
 		}
 		first[e.field] = n
 		entries = append(entries, e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, &Error{File: file, Msg: fmt.Sprintf("reading: %v", err)}
 	}
 	return build(entries, file)
 }
@@ -56,7 +59,7 @@ func originalLine(line []byte, n int) (*entry, error) {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&obj); err != nil {
-		return nil, errorf("", "invalid JSON: %v; %s", err, lineShape)
+		return nil, errorf("", "invalid JSON: %s; %s", jsonError(err), lineShape)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		return nil, errorf("", "text after the JSON object; %s", lineShape)
@@ -85,7 +88,7 @@ func originalLine(line []byte, n int) (*entry, error) {
 		}
 		wt, err := num.Float64()
 		if err != nil {
-			return nil, errorf(name, "weight %d is %s, not a number that fits a float64", i+1, num)
+			return nil, errorf(name, "weight %d is %s, not a number that fits a float64", i+1, jsonText(num))
 		}
 		e.weights = append(e.weights, wt)
 	}
@@ -107,7 +110,7 @@ func originalLine(line []byte, n int) (*entry, error) {
 		return nil, errorf(name, `no "values"; give one value per weight`)
 	}
 	for i, v := range values {
-		s, err := originalValue(v, f.numeric)
+		s, err := originalValue(v, f.numeric, f.raw)
 		if err != nil {
 			return nil, errorf(name, "value %d is %s; %v", i+1, jsonText(v), err)
 		}
@@ -133,7 +136,7 @@ func jsonList(raw json.RawMessage) ([]any, error) {
 	return l, nil
 }
 
-func originalValue(v any, numeric bool) (string, error) {
+func originalValue(v any, numeric, raw bool) (string, error) {
 	if numeric {
 		num, ok := v.(json.Number)
 		if !ok {
@@ -145,18 +148,45 @@ func originalValue(v any, numeric bool) (string, error) {
 		return num.String(), nil
 	}
 	s, ok := v.(string)
-	if !ok {
+	switch {
+	case !ok:
 		return "", fmt.Errorf("give a name in quotes")
+	case len(s) > maxToken:
+		return "", fmt.Errorf("%d bytes; give a short name", len(s))
+	case raw && !isWord(s):
+		// Kept verbatim and written back in the native format, where a
+		// value is one word and a line starting with # is a comment.
+		return "", fmt.Errorf("give a name of one word: not empty, no spaces, not starting with #")
 	}
 	return s, nil
 }
 
+// isWord reports whether s can be written as a value of the native format.
+func isWord(s string) bool {
+	return s != "" && s[0] != '#' && !strings.ContainsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r == 0 })
+}
+
+// jsonText is v as JSON for a message, cut like quote.
 func jsonText(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Sprint(v)
+		b = []byte(fmt.Sprint(v))
 	}
-	return string(b)
+	return cut(string(b)) + dots(string(b))
+}
+
+// jsonError is a decoding error for a message: an unknown key, which
+// encoding/json quotes in full, is quoted like quote. The other messages of
+// encoding/json quote at most a character.
+func jsonError(err error) string {
+	const prefix = "json: unknown field "
+	msg := err.Error()
+	if k, ok := strings.CutPrefix(msg, prefix); ok {
+		if key, uerr := strconv.Unquote(k); uerr == nil {
+			return "unknown field " + quote(key)
+		}
+	}
+	return msg
 }
 
 // impliedValues are the values the original format leaves to position.

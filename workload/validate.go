@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/taobench/taobench/tao"
 )
@@ -141,15 +142,24 @@ func (w *Workload) Validate() error {
 	}); err != nil {
 		return err
 	}
-	prev := -1
-	if err := checkDist("outdegree", w.Outdegree, "give piece bounds with their weights", func(n int) string {
-		if n <= prev {
-			return fmt.Sprintf("bound %d follows %d: bounds must be >= 0 and strictly ascending", n, prev)
+	for _, f := range []struct {
+		name string
+		d    Dist[int]
+	}{{"outdegree", w.Outdegree}, {"edge_read_popularity", w.EdgeReadPopularity}} {
+		prev := -1
+		need := ""
+		if f.name == "outdegree" {
+			need = "give piece bounds with their weights"
 		}
-		prev = n
-		return ""
-	}); err != nil {
-		return err
+		if err := checkDist(f.name, f.d, need, func(n int) string {
+			if n <= prev {
+				return fmt.Sprintf("bound %d follows %d: bounds must be >= 0 and strictly ascending", n, prev)
+			}
+			prev = n
+			return ""
+		}); err != nil {
+			return err
+		}
 	}
 	return w.checkScalars()
 }
@@ -199,6 +209,42 @@ func (w *Workload) checkScalars() error {
 	}
 	if w.RangeLimit < 1 {
 		return errorf("range_limit", "%d: give a positive row limit (TAO uses 6000)", w.RangeLimit)
+	}
+	for _, f := range []struct {
+		name    string
+		v       float64
+		natural bool
+	}{
+		{"edge_hit_rate", w.EdgeHitRate, true}, {"range_nonempty", w.RangeNonEmpty, true},
+		{"time_range_nonempty", w.TimeRangeNonEmpty, true}, {"range_size_one", w.RangeSizeOne, false},
+		{"edge_read_correlation", w.EdgeReadCorrelation, true},
+		{"multi_shard_write_txns", w.MultiShardWriteTxns, false}, {"multi_shard_read_txns", w.MultiShardReadTxns, false},
+		{"edge_add_new", w.EdgeAddNew, false}, {"unique_add_race", w.UniqueAddRace, false},
+		{"new_content_share", w.NewContentShare, false},
+	} {
+		if f.natural && f.v == Natural {
+			continue
+		}
+		if !(f.v >= 0 && f.v <= 1) {
+			return errorf(f.name, "%v: give a fraction in [0, 1]", f.v)
+		}
+	}
+	for _, l := range []struct {
+		name string
+		d    Dist[time.Duration]
+	}{{"read_operation_latency", w.ReadLatency}, {"write_operation_latency", w.WriteLatency}, {"write_txn_latency", w.WriteTxnLatency}} {
+		err := checkDist(l.name, l.d, "", func(v time.Duration) string {
+			if v < 0 || v > MaxInjectedLatency {
+				return fmt.Sprintf("delay %v out of range: give 0 to %v", v, MaxInjectedLatency)
+			}
+			return ""
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if err := w.validateInjected(); err != nil {
+		return err
 	}
 	for _, r := range w.Raw {
 		if lookupField(r.Name) == nil || !lookupField(r.Name).raw {

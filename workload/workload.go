@@ -4,7 +4,11 @@
 // TAOBench JSON-lines files, and embeds the built-in workloads.
 package workload
 
-import "github.com/taobench/taobench/tao"
+import (
+	"time"
+
+	"github.com/taobench/taobench/tao"
+)
 
 // Dist is a discrete distribution: Values[i] is drawn with probability
 // Weights[i] / sum(Weights). Values and Weights have the same length, weights
@@ -86,8 +90,63 @@ type Workload struct {
 	// RangeLimit caps the rows of range and time-range reads (TAO: 6,000).
 	RangeLimit int
 
+	// What edge reads find, transactions span and writes create: targets
+	// the generator meets on the database (docs/graph.md, "Key choice").
+	// A fraction of Natural means untargeted: the key is whatever the
+	// popularity model draws.
+	EdgeHitRate       float64 // edge_point_read that target an existing edge (TAO: 0.196)
+	RangeNonEmpty     float64 // edge_range_read and edge_count_read of a non-empty list (TAO: 0.31)
+	TimeRangeNonEmpty float64 // edge_time_read whose window holds an edge (TAO: 0.019)
+	// RangeSizeOne is the share of non-empty list reads whose list has one
+	// edge (TAO: 0.64); when EdgeReadCorrelation is Auto it is solved for.
+	RangeSizeOne float64
+	// EdgeReadCorrelation is the share of edge reads whose node is drawn by
+	// EdgeReadPopularity in outdegree order (LinkBench's p_corr); the rest
+	// are uniform over nodes. Auto: solved so RangeSizeOne holds.
+	EdgeReadCorrelation float64
+	// EdgeReadPopularity is the accesses of a list at each outdegree
+	// quantile, piecewise like Outdegree (LinkBench's measured link_nreads).
+	EdgeReadPopularity Dist[int]
+	// Shares of write and read transactions whose keys span more than one
+	// shard (TAO: 0.287 of write transactions).
+	MultiShardWriteTxns float64
+	MultiShardReadTxns  float64
+	// EdgeAddNew is the share of edge_add that insert a new association;
+	// the rest overwrite an existing one.
+	EdgeAddNew float64
+	// UniqueAddRace is the share of unique-type edge_add aimed at a key
+	// every client of the run races to insert.
+	UniqueAddRace float64
+	// NewContentShare is the share of object and edge operations aimed at
+	// content the client created earlier in the run.
+	NewContentShare float64
+
+	// Injected latency (docs/load.md): an extra client-side delay per
+	// request, drawn by class when a run injects latency (--inject-latency),
+	// emulating cross-region round trips (TAOBench §5.1). Read requests
+	// and read transactions draw from ReadLatency, single writes from
+	// WriteLatency, write transactions from WriteTxnLatency. Absent (empty)
+	// means no delay.
+	ReadLatency, WriteLatency, WriteTxnLatency Dist[time.Duration]
+	// LatencyBuckets is set when a latency field gave the original's bucket
+	// indices, taken as LatencyBucketValues.
+	LatencyBuckets bool
+
+	// LockHold is how long a write or write transaction holds its locks
+	// after its writes, before it commits (TAOBench §6.2, Fig. 12); absent:
+	// no hold. Errors and TxnErrors are where single writes and write
+	// transactions fail on purpose (absent: never). See experiment.go.
+	LockHold  Dist[time.Duration]
+	Errors    Dist[tao.FailPoint]
+	TxnErrors Dist[tao.FailPoint]
+	// PreconditionWait is the wait between a client's read of a key and
+	// its later write of that key with a version precondition (TAOBench
+	// §6.3, Fig. 13); absent: none.
+	PreconditionWait Dist[time.Duration]
+
 	// NotApplied names fields present in the file that have no effect yet
-	// (the *_latency weights, errors, txn_errors), to be reported once.
+	// (read_tiers), to be reported once. The *_latency fields are applied
+	// only by a run that injects latency; the command reports them.
 	NotApplied []string
 
 	// Raw holds the entries of the NotApplied fields verbatim, in file
@@ -102,6 +161,23 @@ type RawDist struct {
 	Values  []string
 	Weights []float64
 }
+
+// LatencyBucketValues are the delays taken for the original format's latency
+// buckets 0 to 6, which give weights only: the original files do not say
+// what the buckets are. The values span a local answer (0) to a slow
+// cross-region round trip (TAO: 58.1 ms between regions, CONTEXT.md).
+var LatencyBucketValues = [...]time.Duration{0, time.Millisecond, 5 * time.Millisecond, 10 * time.Millisecond,
+	25 * time.Millisecond, 50 * time.Millisecond, 100 * time.Millisecond}
+
+// MaxInjectedLatency bounds an injected delay.
+const MaxInjectedLatency = time.Minute
+
+// Natural marks a fidelity fraction as untargeted, and Auto a correlation
+// to be solved for; both are written as words in the native format.
+const (
+	Natural = -1.0
+	Auto    = -1.0
+)
 
 // Shards returns the shard count.
 func (w *Workload) Shards() int { return len(w.PrimaryShards.Values) }

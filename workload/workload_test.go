@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taobench/taobench/internal/testenv"
 	"github.com/taobench/taobench/tao"
@@ -63,10 +64,13 @@ func TestBuiltinsMatchOriginals(t *testing.T) {
 		return
 	}
 	infos := Builtins()
-	if len(infos) != len(builtinDescriptions) {
-		t.Fatalf("Builtins() = %v, want %d entries", infos, len(builtinDescriptions))
+	if len(infos) != len(builtinDescriptions)+3+len(workloadT) {
+		t.Fatalf("Builtins() = %v, want %d entries (the originals, linkbench, workload T, fanout and preconditioned)", infos, len(builtinDescriptions)+3+len(workloadT))
 	}
 	for _, in := range infos {
+		if in.Name == "linkbench" || in.Name == "fanout" || in.Name == "preconditioned" || workloadT[in.Name] {
+			continue // TestLinkBenchBuiltin, TestWorkloadTBuiltins, TestFanoutBuiltin, TestPreconditionedBuiltin
+		}
 		if builtinDescriptions[in.Name] != in.Description {
 			t.Errorf("built-in %s: description %q, want %q", in.Name, in.Description, builtinDescriptions[in.Name])
 		}
@@ -107,38 +111,105 @@ func TestOriginalFigures(t *testing.T) {
 	if got := a.ReadTxnKinds.Values; !reflect.DeepEqual(got, []tao.Kind{tao.ObjRead, tao.EdgePointRead}) {
 		t.Errorf("read_txn_operation_types = %v", got)
 	}
-	want := []string{"read_operation_latency", "write_operation_latency", "write_txn_latency", "errors", "txn_errors"}
+	want := []string{"read_tiers"}
 	if !reflect.DeepEqual(a.NotApplied, want) {
 		t.Errorf("NotApplied = %v, want %v", a.NotApplied, want)
 	}
-	if r := a.Raw[0]; r.Name != "read_operation_latency" || len(r.Values) != 7 || r.Values[6] != "6" || r.Weights[1] != 0.16 {
-		t.Errorf("raw latency = %+v", r)
+	// The latency fields give bucket weights only: buckets 0..6 are taken
+	// as LatencyBucketValues.
+	if r := a.ReadLatency; !a.LatencyBuckets || len(r.Values) != 7 || r.Values[6] != 100*time.Millisecond || r.Values[1] != time.Millisecond || r.Weights[1] != 0.16 {
+		t.Errorf("read_operation_latency = %+v, buckets %v", r, a.LatencyBuckets)
+	}
+	// errors and txn_errors are applied: every write succeeds in A.
+	for _, d := range []Dist[tao.FailPoint]{a.Errors, a.TxnErrors} {
+		if !reflect.DeepEqual(d.Values, []tao.FailPoint{tao.Success, tao.FailAfterReserve, tao.FailAfterPrimaryCommit, tao.FailAfterPrimaryRollback}) ||
+			!reflect.DeepEqual(d.Weights, []float64{1, 0, 0, 0}) {
+			t.Errorf("errors = %v", d)
+		}
+	}
+	if a.Injects() || a.Holds() {
+		t.Errorf("workload A injects failures (%v) or holds locks (%v); it does neither", a.Injects(), a.Holds())
+	}
+	// Every field of A is applied or drawn: nothing is kept verbatim.
+	if len(a.Raw) != 0 {
+		t.Errorf("raw = %+v", a.Raw)
+	}
+}
+
+// TestLatencyFields: the native format gives delays as durations; bucket
+// indices (the original's) are taken as LatencyBucketValues; bad values
+// are refused naming the field and line.
+func TestLatencyFields(t *testing.T) {
+	base := "operations read:1 write:1 write_txn:1\nread_operation_types obj_read:1\nwrite_operation_types obj_update:1\nwrite_txn_operation_types obj_update:1\nwrite_txn_sizes 2:1\n"
+	w, err := Parse(strings.NewReader(base+"read_operation_latency 0s:1 58.1ms:1\nwrite_txn_latency 2:1\n"), "l.workload")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(w.ReadLatency.Values, []time.Duration{0, 58100 * time.Microsecond}) || w.WriteTxnLatency.Values[0] != 5*time.Millisecond || len(w.WriteLatency.Values) != 0 {
+		t.Errorf("read %v, write %v, write_txn %v", w.ReadLatency.Values, w.WriteLatency.Values, w.WriteTxnLatency.Values)
+	}
+	if len(w.NotApplied) != 0 {
+		t.Errorf("not applied: %v", w.NotApplied)
+	}
+	var b strings.Builder
+	if err := Write(&b, w); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(strings.NewReader(b.String()), "back.workload")
+	if err != nil || !reflect.DeepEqual(back.ReadLatency, w.ReadLatency) || !reflect.DeepEqual(back.WriteTxnLatency, w.WriteTxnLatency) {
+		t.Errorf("written back:\n%s\nreads back %+v, %v", b.String(), back, err)
+	}
+	for _, c := range []struct{ line, want string }{
+		{"read_operation_latency 7:1", "bucket 7: the original's buckets are 0 to 6"},
+		{"read_operation_latency fast:1", `value "fast": give a delay`},
+		{"write_operation_latency -5ms:1", `value "-5ms"`},
+		{"write_txn_latency 2h:1", `value "2h"`},
+	} {
+		_, err := Parse(strings.NewReader(base+c.line+"\n"), "bad.workload")
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.workload:6") {
+			t.Errorf("%s: %v, want bad.workload:6 and %q", c.line, err, c.want)
+		}
 	}
 }
 
 func custom() *Workload {
 	return &Workload{
-		Name:               "custom",
-		Description:        "a test: every field set",
-		Requests:           Dist[tao.Class]{Values: []tao.Class{tao.WriteTxn, tao.Read}, Weights: []float64{0.25, 3}},
-		WriteTxnSizes:      Dist[int]{Values: []int{2, 7}, Weights: []float64{1, 0}},
-		PrimaryShards:      Dist[int]{Values: []int{0, 1, 2}, Weights: []float64{1, 0, 1e-9}},
-		RemoteShards:       Dist[int]{Values: []int{0, 1, 2}, Weights: []float64{5, 5, 5}},
-		ReadKinds:          Dist[tao.Kind]{Values: []tao.Kind{tao.EdgeTimeRead}, Weights: []float64{1}},
-		WriteTxnKinds:      Dist[tao.Kind]{Values: []tao.Kind{tao.EdgeAdd, tao.ObjDelete}, Weights: []float64{2, 1}},
-		EdgeTypes:          Dist[tao.EdgeCategory]{Values: []tao.EdgeCategory{tao.UniqueBidirectional}, Weights: []float64{1}},
-		OpPredicates:       Dist[tao.Predicate]{Values: []tao.Predicate{tao.PredWriteVersion}, Weights: []float64{1}},
-		TxnPredicates:      Dist[tao.Predicate]{Values: []tao.Predicate{tao.PredReadVersion, tao.PredNone}, Weights: []float64{1, 1}},
-		TxnPredicateCounts: Dist[int]{Values: []int{3}, Weights: []float64{1}},
-		ReadTiers:          Dist[tao.Tier]{Values: []tao.Tier{tao.TierTAO}, Weights: []float64{1}},
-		PayloadSizes:       Dist[int]{Values: []int{100}, Weights: []float64{1}},
-		Outdegree:          Dist[int]{Values: []int{0, 10, 1000}, Weights: []float64{1, 2, 0.125}},
-		MaxOutdegree:       0,
-		EmptySlots:         0.5,
-		KeySkew:            Skew{Kind: Zipf, Theta: 0.99},
-		RangeLimit:         17,
-		NotApplied:         []string{"errors"},
-		Raw:                []RawDist{{Name: "errors", Values: []string{"success", "fail"}, Weights: []float64{1, 0}}},
+		Name:                "custom",
+		Description:         "a test: every field set",
+		Requests:            Dist[tao.Class]{Values: []tao.Class{tao.WriteTxn, tao.Read}, Weights: []float64{0.25, 3}},
+		WriteTxnSizes:       Dist[int]{Values: []int{2, 7}, Weights: []float64{1, 0}},
+		PrimaryShards:       Dist[int]{Values: []int{0, 1, 2}, Weights: []float64{1, 0, 1e-9}},
+		RemoteShards:        Dist[int]{Values: []int{0, 1, 2}, Weights: []float64{5, 5, 5}},
+		ReadKinds:           Dist[tao.Kind]{Values: []tao.Kind{tao.EdgeTimeRead}, Weights: []float64{1}},
+		WriteTxnKinds:       Dist[tao.Kind]{Values: []tao.Kind{tao.EdgeAdd, tao.ObjDelete}, Weights: []float64{2, 1}},
+		EdgeTypes:           Dist[tao.EdgeCategory]{Values: []tao.EdgeCategory{tao.UniqueBidirectional}, Weights: []float64{1}},
+		OpPredicates:        Dist[tao.Predicate]{Values: []tao.Predicate{tao.PredWriteVersion}, Weights: []float64{1}},
+		TxnPredicates:       Dist[tao.Predicate]{Values: []tao.Predicate{tao.PredReadVersion, tao.PredNone}, Weights: []float64{1, 1}},
+		TxnPredicateCounts:  Dist[int]{Values: []int{3}, Weights: []float64{1}},
+		ReadTiers:           Dist[tao.Tier]{Values: []tao.Tier{tao.TierTAO}, Weights: []float64{1}},
+		PayloadSizes:        Dist[int]{Values: []int{100}, Weights: []float64{1}},
+		Outdegree:           Dist[int]{Values: []int{0, 10, 1000}, Weights: []float64{1, 2, 0.125}},
+		MaxOutdegree:        0,
+		EmptySlots:          0.5,
+		KeySkew:             Skew{Kind: Zipf, Theta: 0.99},
+		RangeLimit:          17,
+		EdgeHitRate:         Natural,
+		RangeNonEmpty:       0.5,
+		TimeRangeNonEmpty:   0,
+		RangeSizeOne:        1,
+		EdgeReadCorrelation: 0.25,
+		EdgeReadPopularity:  Dist[int]{Values: []int{0, 100}, Weights: []float64{9, 1}},
+		MultiShardWriteTxns: 0.5,
+		MultiShardReadTxns:  0,
+		EdgeAddNew:          0.75,
+		UniqueAddRace:       0.125,
+		NewContentShare:     1,
+		LockHold:            Dist[time.Duration]{Values: []time.Duration{0, 5 * time.Millisecond, 1500 * time.Microsecond, 2 * time.Minute / 4}, Weights: []float64{9, 1, 0.5, 0.25}},
+		Errors:              Dist[tao.FailPoint]{Values: []tao.FailPoint{tao.Success, tao.FailAfterReserve}, Weights: []float64{1, 0}},
+		TxnErrors:           Dist[tao.FailPoint]{Values: []tao.FailPoint{tao.FailAfterPrimaryCommit, tao.FailAfterPrimaryRollback}, Weights: []float64{1, 2}},
+		PreconditionWait:    Dist[time.Duration]{Values: []time.Duration{30 * time.Millisecond, 150 * time.Millisecond}, Weights: []float64{1, 1}},
+		WriteTxnLatency:     Dist[time.Duration]{Values: []time.Duration{0, 58100 * time.Microsecond}, Weights: []float64{1, 0}},
+		NotApplied:          []string{"read_tiers"},
 	}
 }
 
@@ -228,6 +299,20 @@ func TestDefaults(t *testing.T) {
 // TestDefaultOutdegreeMatchesLinkBench checks the default outdegree against
 // LinkBench's measured CDF at every piece bound.
 func TestDefaultOutdegreeMatchesLinkBench(t *testing.T) {
+	checkLinkBench(t, "nlinks", DefaultOutdegree(), 1e-6)
+}
+
+// TestDefaultEdgeReadPopularityMatchesLinkBench: the reads per list of
+// edge_read_popularity are LinkBench's measured link_nreads.
+func TestDefaultEdgeReadPopularityMatchesLinkBench(t *testing.T) {
+	checkLinkBench(t, "link_nreads", DefaultEdgeReadPopularity(), 1e-6)
+}
+
+// checkLinkBench compares a piecewise default with a section of LinkBench's
+// Distribution.dat: the exact values 0..20 first, the measured maximum last,
+// and the cumulative share at every bound equal to the measured CDF.
+func checkLinkBench(t *testing.T, section string, d Dist[int], tol float64) {
+	t.Helper()
 	f, err := os.Open(filepath.Join(testenv.SharedDir(t), "reference", "linkbench", "Distribution.dat"))
 	if err != nil {
 		t.Fatal(err)
@@ -240,21 +325,21 @@ func TestDefaultOutdegreeMatchesLinkBench(t *testing.T) {
 	for sc.Scan() {
 		fs := strings.Fields(sc.Text())
 		if len(fs) == 1 {
-			in = fs[0] == "nlinks"
+			in = fs[0] == section
 			continue
 		}
 		if !in || len(fs) != 2 {
 			continue
 		}
-		d, err1 := strconv.Atoi(fs[0])
+		x, err1 := strconv.Atoi(fs[0])
 		p, err2 := strconv.ParseFloat(fs[1], 64)
 		if err1 != nil || err2 != nil {
-			t.Fatalf("bad nlinks line %q", sc.Text())
+			t.Fatalf("bad %s line %q", section, sc.Text())
 		}
-		degs, cdf = append(degs, d), append(cdf, p/100)
+		degs, cdf = append(degs, x), append(cdf, p/100)
 	}
 	if len(degs) < 1000 {
-		t.Fatalf("read %d nlinks lines", len(degs))
+		t.Fatalf("read %d %s lines", len(degs), section)
 	}
 	ref := func(x int) float64 { // the step CDF at x
 		c := 0.0
@@ -266,14 +351,13 @@ func TestDefaultOutdegreeMatchesLinkBench(t *testing.T) {
 		}
 		return c
 	}
-	d := DefaultOutdegree()
 	for i := 0; i <= 20; i++ {
 		if d.Values[i] != i {
-			t.Fatalf("piece %d has bound %d; want the exact degrees 0..20 first", i, d.Values[i])
+			t.Fatalf("%s: piece %d has bound %d; want the exact values 0..20 first", section, i, d.Values[i])
 		}
 	}
 	if last := d.Values[len(d.Values)-1]; last != degs[len(degs)-1] {
-		t.Errorf("last bound %d, want the measured maximum %d", last, degs[len(degs)-1])
+		t.Errorf("%s: last bound %d, want the measured maximum %d", section, last, degs[len(degs)-1])
 	}
 	total := 0.0
 	for _, wt := range d.Weights {
@@ -282,8 +366,8 @@ func TestDefaultOutdegreeMatchesLinkBench(t *testing.T) {
 	cum := 0.0
 	for i, b := range d.Values {
 		cum += d.Weights[i]
-		if got, want := cum/total, ref(b); math.Abs(got-want) > 1e-6 {
-			t.Errorf("share of degrees <= %d is %v, LinkBench measured %v", b, got, want)
+		if got, want := cum/total, ref(b); math.Abs(got-want) > tol {
+			t.Errorf("%s: share of values <= %d is %v, LinkBench measured %v", section, b, got, want)
 		}
 	}
 }
@@ -313,10 +397,10 @@ func TestResolve(t *testing.T) {
 		}
 	}
 	_, err = Resolve("nosuch")
-	if err == nil || !strings.Contains(err.Error(), "a, o") || !strings.Contains(err.Error(), "nosuch") {
+	if err == nil || !strings.Contains(err.Error(), "a, fanout, linkbench, o, preconditioned, t1, t2, t3") || !strings.Contains(err.Error(), "nosuch") {
 		t.Errorf("Resolve(nosuch) = %v; want an error listing the built-ins", err)
 	}
-	if _, err := Builtin("nosuch"); err == nil || !strings.Contains(err.Error(), "a, o") {
+	if _, err := Builtin("nosuch"); err == nil || !strings.Contains(err.Error(), "a, fanout, linkbench, o, preconditioned, t1, t2, t3") {
 		t.Errorf("Builtin(nosuch) = %v; want an error listing the built-ins", err)
 	}
 	a1, _ := Builtin("a")
@@ -499,8 +583,14 @@ func TestValidate(t *testing.T) {
 		{"max_outdegree", func(w *Workload) { w.MaxOutdegree = -1 }},
 		{"key_skew", func(w *Workload) { w.KeySkew.Theta = math.NaN() }},
 		{"name", func(w *Workload) { w.Name = "two\nlines" }},
-		{"errors", func(w *Workload) { w.Raw[0].Weights = []float64{-1, 1} }},
-		{"other", func(w *Workload) { w.Raw[0].Name = "other" }},
+		{"write_txn_latency", func(w *Workload) { w.WriteTxnLatency.Weights = []float64{-1, 1} }},
+		{"write_txn_latency", func(w *Workload) { w.WriteTxnLatency.Values[1] = -time.Millisecond }},
+		{"errors", func(w *Workload) { w.Errors.Values[1] = tao.NumFailPoints }},
+		{"txn_errors", func(w *Workload) { w.TxnErrors.Weights = []float64{0, 0} }},
+		{"lock_hold", func(w *Workload) { w.LockHold.Values[0] = -time.Millisecond }},
+		{"lock_hold", func(w *Workload) { w.LockHold.Values[0] = 2 * time.Minute }},
+		{"precondition_wait", func(w *Workload) { w.PreconditionWait.Values[1] = -time.Second }},
+		{"other", func(w *Workload) { w.Raw = []RawDist{{Name: "other", Values: []string{"0"}, Weights: []float64{1}}} }},
 	}
 	for _, c := range cases {
 		w := custom()
@@ -524,7 +614,7 @@ func TestGraphHash(t *testing.T) {
 	o, _ := Builtin("o")
 	// Pinned: a change here changes what a loaded database accepts, so it
 	// must be deliberate.
-	const wantA = "32f428cabc37308c"
+	const wantA = "bc6604b99c84fa0d"
 	h := a.GraphHash()
 	if h != wantA {
 		t.Fatalf("GraphHash of built-in a = %s, was %s: if the graph of a changed on purpose, update wantA", h, wantA)
@@ -539,7 +629,7 @@ func TestGraphHash(t *testing.T) {
 		func(w *Workload) { w.Requests.Weights[0] = 1 },
 		func(w *Workload) { w.Name, w.Description = "x", "y" },
 		func(w *Workload) { w.ReadKinds.Weights[0] = 9 },
-		func(w *Workload) { w.PrimaryShards.Weights[0] = 9 },
+		func(w *Workload) { w.EdgeHitRate, w.MultiShardWriteTxns = 0.5, 0.5 },
 		func(w *Workload) { w.KeySkew = Skew{Kind: Zipf, Theta: 0.5} },
 		func(w *Workload) { w.RangeLimit = 5 },
 		func(w *Workload) { w.TxnPredicates.Weights[0] = 9 },
@@ -552,13 +642,14 @@ func TestGraphHash(t *testing.T) {
 		}
 	}
 	differ := map[string]func(w *Workload){
-		"shard count":   func(w *Workload) { w.PrimaryShards = uniformShards(49) },
-		"remote_shards": func(w *Workload) { w.RemoteShards.Weights[3]++ },
-		"edge_types":    func(w *Workload) { w.EdgeTypes.Weights[0]++ },
-		"payload_sizes": func(w *Workload) { w.PayloadSizes.Values[1]++ },
-		"outdegree":     func(w *Workload) { w.Outdegree.Weights[5] *= 2 },
-		"max_outdegree": func(w *Workload) { w.MaxOutdegree++ },
-		"empty_slots":   func(w *Workload) { w.EmptySlots = 0.2 },
+		"shard count":    func(w *Workload) { w.PrimaryShards = uniformShards(49) },
+		"primary_shards": func(w *Workload) { w.PrimaryShards.Weights[0] = 9 },
+		"remote_shards":  func(w *Workload) { w.RemoteShards.Weights[3]++ },
+		"edge_types":     func(w *Workload) { w.EdgeTypes.Weights[0]++ },
+		"payload_sizes":  func(w *Workload) { w.PayloadSizes.Values[1]++ },
+		"outdegree":      func(w *Workload) { w.Outdegree.Weights[5] *= 2 },
+		"max_outdegree":  func(w *Workload) { w.MaxOutdegree++ },
+		"empty_slots":    func(w *Workload) { w.EmptySlots = 0.2 },
 	}
 	for name, change := range differ {
 		w, _ := Builtin("a")
@@ -576,5 +667,42 @@ func BenchmarkBuiltin(b *testing.B) {
 		if _, err := Builtin("a"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestLinkBenchBuiltin: the linkbench profile carries LinkBench's Table 3
+// mix (percent of operations) and its key choice.
+func TestLinkBenchBuiltin(t *testing.T) {
+	w, err := Builtin("linkbench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mix := map[tao.Kind]float64{
+		tao.ObjRead: 12.9, tao.ObjAdd: 2.6, tao.ObjDelete: 1.0, tao.ObjUpdate: 7.4, tao.EdgeCountRead: 4.9,
+		tao.EdgeRangeRead: 50.7, tao.EdgePointRead: 0.5, tao.EdgeAdd: 9.0, tao.EdgeDelete: 3.0, tao.EdgeUpdate: 8.0,
+	}
+	var classW [tao.NumClasses]float64
+	total := 0.0
+	for i, c := range w.Requests.Values {
+		classW[c] += w.Requests.Weights[i]
+		total += w.Requests.Weights[i]
+	}
+	for _, d := range []struct {
+		class tao.Class
+		kinds Dist[tao.Kind]
+	}{{tao.Read, w.ReadKinds}, {tao.Write, w.WriteKinds}} {
+		sum := 0.0
+		for _, x := range d.kinds.Weights {
+			sum += x
+		}
+		for i, k := range d.kinds.Values {
+			got := 100 * classW[d.class] / total * d.kinds.Weights[i] / sum
+			if math.Abs(got-mix[k]) > 1e-9 {
+				t.Errorf("%v: %.4f%% of operations, LinkBench's Table 3 says %.1f%%", k, got, mix[k])
+			}
+		}
+	}
+	if w.RangeLimit != 10000 || w.EdgeReadCorrelation != 0.005 || w.RangeNonEmpty != Natural || w.EdgeHitRate != Natural {
+		t.Errorf("key choice: limit %d, correlation %v, targets %v %v", w.RangeLimit, w.EdgeReadCorrelation, w.RangeNonEmpty, w.EdgeHitRate)
 	}
 }

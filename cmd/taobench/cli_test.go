@@ -121,6 +121,8 @@ type cliSummary struct {
 	ops               int64
 	throughput        float64
 	failed            int64
+	overtime          int64
+	openLoop          bool // the experiment had a target rate
 	bracketN          int64
 	cats              map[string]int64 // bracket categories: Count
 	outcomes          map[string]int64
@@ -177,8 +179,10 @@ func cliParse(t *testing.T, stdout string) []cliSummary {
 		s.total, s.measured = cliFloat(t, vals[0]), cliFloat(t, vals[1])
 		s.ops = cliInt(t, vals[2])
 		s.throughput = cliFloat(t, vals[3])
-		if vals[4] != "0" {
-			t.Errorf("Number of overtime operations: %s, want 0 (docs/results.md)", vals[4])
+		s.overtime = cliInt(t, vals[4])
+		s.openLoop = strings.Contains(blk, "\ntarget rate: ")
+		if !s.openLoop && s.overtime != 0 {
+			t.Errorf("Number of overtime operations: %d in closed loop, want 0 (docs/results.md)", s.overtime)
 		}
 		s.failed = cliInt(t, vals[5])
 		bm := cliBracketRe.FindStringSubmatch(lines[7])
@@ -279,7 +283,10 @@ func cliCheckSummary(t *testing.T, s cliSummary) {
 	if sum != s.ops {
 		t.Errorf("outcomes %v sum to %d, want the %d operations", s.outcomes, sum, s.ops)
 	}
-	failed := s.outcomes["conflict_object"] + s.outcomes["conflict_association"] + s.outcomes["timeout"] + s.outcomes["error"]
+	var failed int64
+	for _, o := range cliFailedOutcomes {
+		failed += s.outcomes[o]
+	}
 	if failed != s.failed {
 		t.Errorf("failed operations %d, but the failed outcomes in %v add to %d", s.failed, s.outcomes, failed)
 	}
@@ -292,18 +299,27 @@ func cliCheckSummary(t *testing.T, s cliSummary) {
 
 // The key sets of docs/results.md, section "JSON (--out FILE)".
 var (
-	cliRunKeys = []string{"database", "workload", "seed", "edges", "retries", "started", "version", "not_applied"}
+	cliRunKeys = []string{"database", "workload", "seed", "edges", "retries", "started", "version", "revision", "not_applied", "graph_workload", "graph_seed"}
 	cliExpKeys = []string{"threads", "warmup_s", "duration_s", "runtime_s", "measured_s", "interrupted", "ops",
-		"throughput", "failed", "attempts", "latency_us", "outcomes", "contention", "lost"}
+		"throughput", "failed", "attempts", "latency_us", "outcomes", "contention", "lost", "fidelity",
+		"service_us", "target_rate", "arrival", "scheduled", "not_issued", "rate_reached", "overtime", "injected_us",
+		"started", "processes", "histograms", "counters", "timeline", "service_histograms", "injected_histograms"}
+	cliHistKeys    = []string{"count", "sum_ns", "min_ns", "max_ns", "hdr"}
+	cliCounterKeys = []string{"attempts", "writes_objects", "object_conflicted", "writes_edges", "association_conflicted",
+		"adds_unique", "with_checks", "write_requests", "lock_conflicted", "unique_rejected"}
+	cliSecondKeys = []string{"second", "warmup", "requests", "errors", "timeouts", "p50_us", "p99_us",
+		"write_requests", "lock_conflicted", "contention_pct", "hdr"}
 	cliClasses    = []string{"read", "write", "read_txn", "write_txn"}
 	cliReadKinds  = []string{"obj_read", "edge_point_read", "edge_range_read", "edge_count_read", "edge_time_read"}
 	cliWriteKinds = []string{"obj_add", "obj_update", "obj_delete", "edge_add", "edge_update", "edge_delete"}
 	cliStatKeys   = []string{"count", "mean", "min", "p50", "p90", "p99", "p999", "max"}
 	cliOutcomes   = []string{"ok", "not_found", "precondition_failed", "unique_violation", "conflict_object",
-		"conflict_association", "timeout", "error"}
-	cliFailedOutcomes = []string{"conflict_object", "conflict_association", "timeout", "error"}
-	cliContention     = []string{"object_lock_conflict_pct", "association_lock_conflict_pct",
-		"unique_association_exists_pct", "precondition_failed_pct", "overall_pct"}
+		"conflict_association", "timeout", "error",
+		"failed_after_reserve", "failed_after_primary_commit", "failed_after_primary_rollback"}
+	cliFailedOutcomes = []string{"conflict_object", "conflict_association", "timeout", "error",
+		"failed_after_reserve", "failed_after_primary_commit", "failed_after_primary_rollback"}
+	cliContention = []string{"object_lock_conflict_pct", "association_lock_conflict_pct",
+		"unique_association_exists_pct", "precondition_failed_pct", "overall_pct", "overall_with_unique_pct"}
 	cliLostKeys     = []string{"count", "timeline"}
 	cliLostSecKeys  = []string{"second", "errors", "timeouts"}
 	cliTopKeys      = []string{"run", "experiments"}
@@ -322,7 +338,7 @@ func TestCLIJSONKeysDocumented(t *testing.T) {
 		t.Fatal(`docs/results.md has no "## JSON (` + "`--out FILE`" + `)" section`)
 	}
 	for _, set := range [][]string{cliTopKeys, cliRunKeys, cliExpKeys, cliLatencyNames, cliStatKeys,
-		cliOutcomes, cliContention, cliLostKeys, cliLostSecKeys} {
+		cliOutcomes, cliContention, cliLostKeys, cliLostSecKeys, cliHistKeys, cliCounterKeys, cliSecondKeys} {
 		for _, k := range set {
 			if !strings.Contains(jsonPart, "`"+k+"`") && !strings.Contains(jsonPart, `"`+k+`"`) &&
 				!regexp.MustCompile(`[{ ,]`+k+`[,}]`).MatchString(jsonPart) {
@@ -382,6 +398,16 @@ func cliReadJSON(t *testing.T, path string) cliDoc {
 		for _, n := range cliLatencyNames {
 			cliKeys(t, where+".latency_us."+n, cliObj(t, n, lat[n]), cliStatKeys)
 		}
+		svc := cliObj(t, where+".service_us", e["service_us"])
+		cliKeys(t, where+".service_us", svc, cliClasses)
+		for _, n := range cliClasses {
+			cliKeys(t, where+".service_us."+n, cliObj(t, n, svc[n]), cliStatKeys)
+		}
+		inj := cliObj(t, where+".injected_us", e["injected_us"])
+		cliKeys(t, where+".injected_us", inj, cliClasses)
+		for _, n := range cliClasses {
+			cliKeys(t, where+".injected_us."+n, cliObj(t, n, inj[n]), cliStatKeys)
+		}
 		cliKeys(t, where+".outcomes", cliObj(t, "outcomes", e["outcomes"]), cliOutcomes)
 		cliKeys(t, where+".contention", cliObj(t, "contention", e["contention"]), cliContention)
 		lost := cliObj(t, where+".lost", e["lost"])
@@ -392,6 +418,24 @@ func cliReadJSON(t *testing.T, path string) cliDoc {
 		}
 		for j, s := range tl {
 			cliKeys(t, fmt.Sprintf("%s.lost.timeline[%d]", where, j), cliObj(t, "timeline", s), cliLostSecKeys)
+		}
+		hist := cliObj(t, where+".histograms", e["histograms"])
+		cliKeys(t, where+".histograms", hist, cliLatencyNames)
+		for _, n := range cliLatencyNames {
+			cliKeys(t, where+".histograms."+n, cliObj(t, n, hist[n]), cliHistKeys)
+		}
+		cliKeys(t, where+".counters", cliObj(t, "counters", e["counters"]), cliCounterKeys)
+		secs, ok := e["timeline"].([]any)
+		if !ok {
+			t.Errorf("%s.timeline is %v, want an array", where, e["timeline"])
+		}
+		for j, s := range secs {
+			sec := cliObj(t, "timeline", s)
+			w := fmt.Sprintf("%s.timeline[%d]", where, j)
+			cliKeys(t, w, sec, cliSecondKeys)
+			for _, k := range []string{"requests", "p50_us", "p99_us", "hdr"} {
+				cliKeys(t, w+"."+k, cliObj(t, k, sec[k]), cliClasses)
+			}
 		}
 		d.Experiments = append(d.Experiments, e)
 	}
@@ -612,8 +656,9 @@ func TestCLIOriginalWorkloadFile(t *testing.T) {
 	if n := strings.Count(r.stderr, "not applied"); n != 1 {
 		t.Errorf(`"not applied" appears %d times on stderr, want once:\n%s`, n, r.stderr)
 	}
-	if !strings.Contains(r.stderr, "fields read but not applied yet: read_operation_latency, errors\n") {
-		t.Errorf("stderr does not list read_operation_latency and errors as not applied:\n%s", r.stderr)
+	// errors is applied (an injected failure of weight 0 here).
+	if !strings.Contains(r.stderr, "fields read but not applied yet: read_operation_latency\n") {
+		t.Errorf("stderr does not list read_operation_latency alone as not applied:\n%s", r.stderr)
 	}
 	sums := cliParse(t, r.stdout)
 	if len(sums) != 1 {
@@ -621,8 +666,8 @@ func TestCLIOriginalWorkloadFile(t *testing.T) {
 	}
 	cliCheckSummary(t, sums[0])
 	doc := cliReadJSON(t, out)
-	if got := fmt.Sprint(doc.Run["not_applied"]); got != "[read_operation_latency errors]" {
-		t.Errorf("JSON run.not_applied = %s, want [read_operation_latency errors]", got)
+	if got := fmt.Sprint(doc.Run["not_applied"]); got != "[read_operation_latency]" {
+		t.Errorf("JSON run.not_applied = %s, want [read_operation_latency]", got)
 	}
 	if doc.Run["workload"] != "mini" {
 		t.Errorf("JSON run.workload = %v, want the file's name mini", doc.Run["workload"])
@@ -793,7 +838,7 @@ func TestCLIRunDefaultDatabase(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("first run: %v", r)
 	}
-	if !strings.Contains(r.stderr, "holds no graph yet: loading one (2000 edges") {
+	if !strings.Contains(r.stderr, "holds no graph yet: loading workload o's (2000 edges") {
 		t.Errorf("the first run did not say it loads a graph:\n%s", r.stderr)
 	}
 	if _, err := os.Stat(dbPath); err != nil {
@@ -813,10 +858,13 @@ func TestCLIRunDefaultDatabase(t *testing.T) {
 		t.Fatalf("JSON has %d experiments, want 1", len(doc.Experiments))
 	}
 	cliCheckExperiment(t, doc.Experiments[0], &s)
-	for k, want := range map[string]any{"database": "sqlite:" + dbPath, "workload": "o", "edges": 2000.0, "seed": 1.0} {
+	for k, want := range map[string]any{"database": "sqlite:" + dbPath, "workload": "o", "edges": 2000.0, "graph_seed": 1.0, "graph_workload": "o"} {
 		if doc.Run[k] != want {
 			t.Errorf("JSON run.%s = %v, want %v", k, doc.Run[k], want)
 		}
+	}
+	if seed, _ := doc.Run["seed"].(float64); seed <= 0 || !strings.Contains(r.stderr, fmt.Sprintf("give --seed %.0f to repeat them", seed)) {
+		t.Errorf("JSON run.seed = %v: want the printed request seed\n%s", doc.Run["seed"], r.stderr)
 	}
 	if s.outcomes["error"] != 0 {
 		t.Errorf("%d requests ended in error", s.outcomes["error"])
@@ -903,10 +951,16 @@ func TestCLIRepeatedRunsWithDeletes(t *testing.T) {
 		t.Errorf("check after three runs: %v", r)
 	}
 
-	// Workload o shapes its graph differently: it cannot run on a's.
-	r = cliRun(t, "run", "--db", db, "--workload", "o", "--warmup", "0", "--duration", "1s")
-	if r.code != 2 || r.stdout != "" || !strings.Contains(r.stderr, "graph_hash") || !strings.Contains(r.stderr, "--drop") {
-		t.Errorf("workload o on workload a's graph: want exit 2, the differing graph_hash and --drop named, no results\n%v", r)
+	// The graph is loaded once: workload o runs on a's graph, then a again.
+	for _, w := range []string{"o", "a"} {
+		r = cliRun(t, "run", "--db", db, "--workload", w, "--warmup", "0", "--duration", "1s")
+		// The file is the built-in a with deletes, and keeps its name.
+		if r.code != 0 || !strings.Contains(r.stderr, "graph: workload a's") || !strings.Contains(r.stderr, "requests: workload "+w) {
+			t.Errorf("workload %s on the graph of %s: want it to run, naming both\n%v", w, wfile, r)
+		}
+	}
+	if r := cliRun(t, "check", "--db", db); r.code != 0 || !strings.Contains(r.stdout, "every invariant holds") {
+		t.Errorf("check after o and a on one graph: %v", r)
 	}
 }
 
@@ -1013,26 +1067,18 @@ func TestCLIGraphMismatch(t *testing.T) {
 	if r := cliRun(t, "load", "--db", db, "--edges", "2000", "--seed", "1"); r.code != 0 || !strings.Contains(r.stderr, "already holds this graph") {
 		t.Errorf("loading the same graph again: want exit 0 and nothing to do\n%v", r)
 	}
-	for _, c := range []struct {
-		flags []string
-		diff  string
-	}{
-		{[]string{"--seed", "2"}, `seed "2" here, "1" there`},
-		{[]string{"--edges", "3000"}, `edges "3000" here, "2000" there`},
-	} {
-		args := append([]string{"run", "--db", db, "--warmup", "0", "--duration", "1s"}, c.flags...)
-		r := cliRun(t, args...)
-		if r.code != 2 {
-			t.Errorf("run %v on another graph: exit %d, want 2 (bad input)\n%v", c.flags, r.code, r)
-		}
-		if r.stdout != "" || strings.Contains(r.stderr, "experiment 1") {
-			t.Errorf("run %v on another graph ran:\n%v", c.flags, r)
-		}
-		if errs := cliErrorLines(r.stderr); len(errs) != 1 || !strings.Contains(errs[0], c.diff) || !strings.Contains(errs[0], "--drop") {
-			t.Errorf("run %v: error %q; want it to say %s and suggest --drop", c.flags, errs, c.diff)
-		}
+	// A run's --seed is its request seed: it needs no other graph.
+	if r := cliRun(t, "run", "--db", db, "--warmup", "0", "--duration", "0.3", "--seed", "2"); r.code != 0 || strings.Contains(r.stderr, "loading") {
+		t.Errorf("run --seed 2 on a graph of seed 1: want it to run on the database's graph\n%v", r)
 	}
-	r := cliRun(t, "load", "--db", db, "--edges", "2000", "--seed", "2")
+	r := cliRun(t, "run", "--db", db, "--warmup", "0", "--duration", "1s", "--edges", "3000")
+	if r.code != 2 || r.stdout != "" || strings.Contains(r.stderr, "experiment 1") {
+		t.Errorf("run --edges 3000 on a graph of 2000: exit %d, want 2 before any experiment\n%v", r.code, r)
+	}
+	if errs := cliErrorLines(r.stderr); len(errs) != 1 || !strings.Contains(errs[0], "2000 edges, not 3000") || !strings.Contains(errs[0], "--drop") {
+		t.Errorf("run --edges 3000: error %q; want it to say 2000 edges, not 3000, and suggest --drop", errs)
+	}
+	r = cliRun(t, "load", "--db", db, "--edges", "2000", "--seed", "2")
 	if r.code != 2 || !strings.Contains(r.stderr, "already holds a different graph") || !strings.Contains(r.stderr, "add --drop") {
 		t.Errorf("load of another graph without --drop: want exit 2 and a hint at --drop\n%v", r)
 	}
@@ -1040,15 +1086,15 @@ func TestCLIGraphMismatch(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stderr, "loaded") {
 		t.Fatalf("load --drop: %v", r)
 	}
-	// The run takes the graph's seed when none is given, and reports it.
+	// The run takes the database's graph and reports its seed.
 	out := filepath.Join(dir, "results.json")
 	r = cliRun(t, "run", "--db", db, "--threads", "2", "--warmup", "0", "--duration", "0.3", "--out", out)
 	if r.code != 0 {
 		t.Fatalf("run on the replaced graph: %v", r)
 	}
 	doc := cliReadJSON(t, out)
-	if doc.Run["seed"] != 2.0 || doc.Run["edges"] != 2000.0 {
-		t.Errorf("JSON run.seed %v, run.edges %v; want the database's graph: seed 2, 2000 edges", doc.Run["seed"], doc.Run["edges"])
+	if doc.Run["graph_seed"] != 2.0 || doc.Run["edges"] != 2000.0 {
+		t.Errorf("JSON run.graph_seed %v, run.edges %v; want the database's graph: seed 2, 2000 edges", doc.Run["graph_seed"], doc.Run["edges"])
 	}
 	if r := cliRun(t, "check", "--db", db); r.code != 0 {
 		t.Errorf("check after load --drop and a run: %v", r)

@@ -2,35 +2,54 @@ package main
 
 import (
 	"context"
+	cryptorand "crypto/rand"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"runtime/debug"
 	"strconv"
 	"time"
 
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
 )
+
+// newSeed returns a fresh request seed, printed so a run can be repeated.
+func newSeed() uint64 {
+	var b [8]byte
+	if _, err := cryptorand.Read(b[:]); err != nil {
+		return uint64(time.Now().UnixNano())
+	}
+	return binary.LittleEndian.Uint64(b[:]) >> 12 // short enough to retype
+}
 
 func cmdRun(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	dbURL := fs.String("db", defaultDB(), "database URL: sqlite:PATH, postgres://…, mysql://…, or null (no database)")
 	wlName := fs.String("workload", defaultWorkload, "built-in workload (taobench workloads) or a workload file")
 	edges := fs.Int64("edges", defaultEdges, "graph size in edges: loaded when the database holds no graph; the size used with --db null")
-	seed := fs.Uint64("seed", defaultSeed, "graph and request seed")
-	threads := fs.Int("threads", 8, "concurrent clients (closed loop)")
+	seed := fs.Uint64("seed", 0, "request seed (default: a new one each run, printed); the graph's seed is the database's")
+	threads := fs.Int("threads", 8, "concurrent clients; with --rate, the most requests in flight at once (too few: requests queue, and the report says the rate was not reached)")
+	rate := fs.Float64("rate", 0, "target rate in requests per second across all clients (open loop; latency counts from each request's intended start); 0: closed loop")
+	inject := fs.Bool("inject-latency", false, "before each request, sleep a client-side delay drawn from the workload's read_operation_latency, write_operation_latency or write_txn_latency (emulated cross-region round trips; included in latency, reported as injected_us)")
+	arrivalName := fs.String("arrival", "poisson", "open-loop arrivals with --rate: poisson (exponential inter-arrival times) or uniform")
 	warmup, duration := 2*time.Second, 10*time.Second
 	fs.Var(durationFlag{&warmup}, "warmup", "warmup, excluded from results (seconds or Go syntax: 10, 30s, 2m)")
 	fs.Var(durationFlag{&duration}, "duration", "measured time after warmup (seconds or Go syntax)")
-	expFile := fs.String("experiments", "", "file of experiments, one threads,warmup,duration per line (overrides --threads/--warmup/--duration)")
-	out := fs.String("out", "", "write the results as JSON to this file (rewritten after each experiment)")
+	expFile := fs.String("experiments", "", "file of experiments, one threads,warmup,duration[,rate] per line (overrides --threads/--warmup/--duration; --rate applies to lines without a rate)")
+	format := fs.String("format", "text", "formats written to standard output, comma-separated: text (per experiment, as it ends), json (one document when the run ends), e.g. text,json")
+	hdrLog := fs.String("hdr-log", "", "write the per-second latency histograms as an HdrHistogram interval log to this file (tags: the classes), for HdrHistogram's HistogramLogProcessor")
+	out := fs.String("out", "", "write the results as JSON to this file (rewritten after each experiment; a device such as /dev/stdout gets one document at the end)")
 	retries := fs.Int("retries", 10, "times a request that hit a conflict is retried (0: fail fast)")
-	loadThreads := fs.Int("load-threads", 2, "loaders used when the graph must be loaded first")
+	loadThreads := fs.Int("load-threads", 2, "loaders used when the graph must be loaded first (1 to 1024)")
+	maxLost := 1.0
+	fs.Var(lostRate{&maxLost}, "max-error-rate", "exit with status 3 when an experiment loses more than this percentage of its requests to errors and timeouts")
+	drain := 10 * time.Second
+	fs.Var(durationFlag{&drain}, "drain", "time requests still running at the end may take before they count as timeouts")
+	procs := fs.Int("procs", 0, "Go scheduler threads (GOMAXPROCS); 0: one per 4 clients, at most the CPUs, unless GOMAXPROCS is set")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -38,11 +57,28 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if *retries < 0 {
 		return badInput("run: --retries %d: give 0 or more", *retries)
 	}
+	if *loadThreads < 1 || *loadThreads > 1024 {
+		return badInput("run: --load-threads %d: give 1 to 1024", *loadThreads)
+	}
+	if drain <= 0 {
+		return badInput("run: --drain must be positive")
+	}
 	if *edges < 1 {
 		return badInput("run: --edges %d: give a positive number of edges", *edges)
 	}
 
-	exps := []run.Experiment{{Threads: *threads, Warmup: warmup, Duration: duration}}
+	if err := run.CheckRate(*rate); err != nil {
+		return badInput("run: --rate: %v", err)
+	}
+	arrival, err := run.ParseArrival(*arrivalName)
+	if err != nil {
+		return badInput("run: --arrival: %v", err)
+	}
+	if given["arrival"] && *rate == 0 && *expFile == "" {
+		return badInput("run: --arrival applies to open loop only: give --rate too")
+	}
+
+	exps := []run.Experiment{{Threads: *threads, Warmup: warmup, Duration: duration, Rate: *rate}}
 	if *expFile != "" {
 		f, err := os.Open(*expFile)
 		if err != nil {
@@ -53,6 +89,11 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return badInputErr(err)
 		}
+		for i := range exps {
+			if exps[i].Rate == 0 {
+				exps[i].Rate = *rate
+			}
+		}
 	} else if *threads < 1 || *threads > run.MaxClients {
 		return badInput("run: --threads %d: give 1 to %d", *threads, run.MaxClients)
 	} else if duration <= 0 {
@@ -62,88 +103,94 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	for _, x := range exps {
 		maxThreads = max(maxThreads, x.Threads)
 	}
+	// Size the Go runtime to the clients: idle scheduler threads spin
+	// on the cores the database needs (run/procs.go, docs/performance.md).
+	if *procs < 0 {
+		return badInput("run: --procs %d: give 0 (sized to the clients) or more", *procs)
+	}
+	run.SetProcs(*procs, maxThreads)
 
+	reporters, err := report.ParseFormats("run: --format", *format)
+	if err != nil {
+		return badInputErr(err)
+	}
+	outF, err := checkOut(e, *out)
+	if err != nil {
+		return err
+	}
+	e.injectLatency = *inject
+	for _, r := range reporters {
+		if r.Run != nil && outF != nil && outF.stream == e.stdout {
+			return badInput("run: --format %s and --out %s both write the document to standard output; drop one", r.Name, *out)
+		}
+	}
+	logF, err := checkOutAs(e, "run: --hdr-log", *hdrLog)
+	if err != nil {
+		return err
+	}
 	w, err := loadWorkload(e, *wlName)
 	if err != nil {
 		return err
+	}
+	if *inject {
+		if err := noteInjection(e, w); err != nil {
+			return err
+		}
 	}
 	st, err := openStore(ctx, *dbURL, maxThreads)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer closeStore(e, st, store.Redact(*dbURL))
 	printNotes(e, st)
 
-	// A database holds one graph; the run must use the same. With no
-	// database (null) the graph is whatever --edges and --seed say.
-	var g *graph.Graph
-	var runID int64
-	if db, ok := st.(store.Database); ok {
-		if err := db.Setup(ctx, false); err != nil {
-			return fmt.Errorf("run: creating the schema in %s: %w", store.Redact(*dbURL), err)
-		}
-		meta, err := db.Meta(ctx)
-		if err != nil {
-			return fmt.Errorf("run: reading what %s holds: %w", store.Redact(*dbURL), err)
-		}
-		if len(meta) == 0 {
-			if g, err = graph.New(w, *seed, *edges); err != nil {
-				return badInputErr(err)
-			}
-			fmt.Fprintf(e.stderr, "%s holds no graph yet: loading one (%d edges, seed %d)\n", store.Redact(*dbURL), *edges, *seed)
-			if err := loadGraph(ctx, e, db, g, *loadThreads); err != nil {
-				return err
-			}
-		} else {
-			e2, s2 := *edges, *seed
-			if !given["edges"] {
-				if e2, err = strconv.ParseInt(meta["edges"], 10, 64); err != nil {
-					return fmt.Errorf("run: %s records an unreadable graph size %q; load it again with taobench load --drop", store.Redact(*dbURL), meta["edges"])
-				}
-			}
-			if !given["seed"] {
-				if s2, err = parseUint(meta["seed"]); err != nil {
-					return fmt.Errorf("run: %s records an unreadable seed %q; load it again with taobench load --drop", store.Redact(*dbURL), meta["seed"])
-				}
-			}
-			if g, err = graph.New(w, s2, e2); err != nil {
-				return badInputErr(err)
-			}
-			if err := g.CheckMeta(meta); err != nil {
-				return badInput("run: %s: %v", store.Redact(*dbURL), err)
-			}
-			*seed = s2 // the graph's seed also seeds the requests and is reported
-		}
-		if runID, err = db.ReserveRun(ctx); err != nil {
-			return fmt.Errorf("run: reserving a run number: %w", err)
-		}
-	} else if g, err = graph.New(w, *seed, *edges); err != nil {
-		return badInputErr(err)
+	g, graphOf, err := runGraph(ctx, e, "run", st, *dbURL, w, *edges, given["edges"], *loadThreads)
+	if err != nil {
+		return err
 	}
+	if !given["seed"] {
+		*seed = newSeed()
+	}
+	fmt.Fprintf(e.stderr, "graph: workload %s's, %d edges; requests: workload %s, seed %d (give --seed %d to repeat them)\n",
+		graphOf, g.Edges(), w.Name, *seed, *seed)
 
-	info := &report.Run{
-		Database:   store.Redact(*dbURL),
-		Workload:   w.Name,
-		Seed:       *seed,
-		Edges:      g.Edges(),
-		Retries:    *retries,
-		Started:    time.Now().UTC(),
-		Version:    version(),
-		NotApplied: w.NotApplied,
+	info := &result.Run{
+		Database:      store.Redact(*dbURL),
+		Workload:      w.Name,
+		GraphWorkload: graphOf,
+		GraphSeed:     g.Seed(),
+		Seed:          *seed,
+		Edges:         g.Edges(),
+		Retries:       *retries,
+		Started:       time.Now().UTC(),
+		Version:       version(),
+		Revision:      revision(),
+		NotApplied:    notApplied(w, *inject),
 	}
 	cfg := run.Config{
-		Store:    st,
-		Workload: w,
-		Graph:    g,
-		Run:      runID,
-		Seed:     *seed,
-		Retries:  *retries,
-		Status:   redactWriter{e.stderr, args},
+		Store:         st,
+		Workload:      w,
+		Graph:         g,
+		Seed:          *seed,
+		Retries:       *retries,
+		Drain:         drain,
+		Arrival:       arrival,
+		InjectLatency: *inject,
+		Status:        redactWriter{e.stderr, args},
 	}
-	var done []*report.Experiment
+	var done []*result.Experiment
 	for i, x := range exps {
-		fmt.Fprintf(e.stderr, "experiment %d of %d: %d threads, warmup %v, duration %v, workload %s on %s\n",
-			i+1, len(exps), x.Threads, x.Warmup, x.Duration, w.Name, store.Redact(*dbURL))
+		fmt.Fprintf(e.stderr, "experiment %d of %d: %d threads, warmup %v, duration %v%s, workload %s on %s\n",
+			i+1, len(exps), x.Threads, x.Warmup, x.Duration, rateNote(x.Rate, arrival), w.Name, store.Redact(*dbURL))
+		// Each experiment draws its own request stream and creates ids in
+		// a run number of its own, so no two experiments, runs or
+		// processes issue the same stream or create the same id.
+		cfg.Seed = run.ExperimentSeed(*seed, i)
+		if db, ok := st.(store.Database); ok {
+			if cfg.Run, err = db.ReserveRun(ctx); err != nil {
+				return fmt.Errorf("run: reserving a run number: %w", err)
+			}
+		}
 		res, err := run.Do(ctx, cfg, x)
 		if err != nil {
 			return badInputErr(err)
@@ -153,15 +200,18 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(e.stderr, "first request issued %.3f s after taobench started\n",
 				res.Started.Add(res.FirstRequest).Sub(e.launched).Seconds())
 		}
-		if err := report.WriteText(e.stdout, res); err != nil {
+		stop := res.Interrupted || ctx.Err() != nil
+		final := stop || i == len(exps)-1
+		if err := writeReports(e.stdout, reporters, info, done, final); err != nil {
 			return err
 		}
-		if *out != "" {
-			if err := writeJSON(*out, info, done); err != nil {
-				return err
-			}
+		if err := outF.write(info, done, final); err != nil {
+			return err
 		}
-		if res.Interrupted || ctx.Err() != nil {
+		if err := logF.writeWith(func(w io.Writer) error { return report.WriteHDRLog(w, done) }, final); err != nil {
+			return err
+		}
+		if stop {
 			if *out != "" {
 				fmt.Fprintf(e.stderr, "interrupted: results so far written to %s\n", *out)
 			}
@@ -171,7 +221,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if *out != "" {
 		fmt.Fprintf(e.stderr, "results written to %s\n", *out)
 	}
-	return nil
+	return tooManyLost(done, maxLost)
 }
 
 // redactWriter masks the passwords of the URLs among args in what it
@@ -188,30 +238,29 @@ func (r redactWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// writeJSON replaces path atomically, so an interrupted write never leaves a
-// truncated result file behind.
-func writeJSON(path string, info *report.Run, exps []*report.Experiment) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".taobench-*.json")
-	if err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
+// rateNote describes an experiment's loop for its opening line.
+func rateNote(rate float64, a run.Arrival) string {
+	if rate == 0 {
+		return ", closed loop"
 	}
-	defer os.Remove(tmp.Name())
-	if err := report.WriteJSON(tmp, info, exps); err != nil {
-		tmp.Close()
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	return nil
+	return fmt.Sprintf(", target rate %s req/s (%s arrivals)", strconv.FormatFloat(rate, 'f', -1, 64), a)
 }
 
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
+// writeReports writes the experiment just ended (the last of done) in the
+// streamed formats and, when the run is over, the whole run in the document
+// formats, to w.
+func writeReports(w io.Writer, reporters []report.Reporter, info *result.Run, done []*result.Experiment, final bool) error {
+	for _, r := range reporters {
+		switch {
+		case r.Experiment != nil && len(done) > 0:
+			if err := r.Experiment(w, done[len(done)-1]); err != nil {
+				return err
+			}
+		case r.Run != nil && final:
+			if err := r.Run(w, info, done); err != nil {
+				return fmt.Errorf("--format %s: %w", r.Name, err)
+			}
+		}
 	}
-	return "devel"
+	return nil
 }

@@ -47,6 +47,9 @@ func defaultDB() string { return "sqlite:" + defaultDBPath() }
 // stdout for -h and to its stderr after a flag error.
 func parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
+	if err := givenTwice(fs, args); err != nil {
+		return &exitError{exitBadInput, &usageError{fmt.Errorf("%s: %v", fs.Name(), err), flagUsage(fs)}}
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return &usageError{errHelp, flagUsage(fs)}
@@ -55,6 +58,41 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return &exitError{2, &usageError{fmt.Errorf("%s: unexpected argument %q (flags start with --)", fs.Name(), fs.Arg(0)), flagUsage(fs)}}
+	}
+	return nil
+}
+
+// givenTwice reports a flag given more than once: the flag package would
+// silently keep the last value, and "--threads 4 ... --threads 8" is more
+// likely a mistake than a wish. It reads args as fs.Parse will: "-f" and
+// "--f", "--f=v", a non-boolean flag's value in the next argument (even one
+// starting with "-"), up to "--" or the first non-flag; an unknown flag
+// stops it, for fs.Parse to report.
+func givenTwice(fs *flag.FlagSet, args []string) error {
+	seen := map[string]string{}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if len(a) < 2 || a[0] != '-' || a == "--" {
+			return nil
+		}
+		name := strings.TrimPrefix(a[1:], "-")
+		name, _, hasValue := strings.Cut(name, "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			return nil
+		}
+		written := a
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) && i+1 < len(args) {
+			i++
+			written += " " + args[i]
+		}
+		if r, ok := f.Value.(interface{ Repeatable() bool }); ok && r.Repeatable() {
+			continue // a list, such as rate's --sla
+		}
+		if first, dup := seen[name]; dup {
+			return fmt.Errorf("flag --%s given twice (%s, then %s); give it once", name, first, written)
+		}
+		seen[name] = written
 	}
 	return nil
 }
@@ -104,13 +142,16 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 }
 
 // loadWorkload resolves a built-in name or a file; errors are bad input.
+// The first time it meets a workload with fields it does not apply, it
+// says so.
 func loadWorkload(e *env, name string) (*workload.Workload, error) {
 	w, err := workload.Resolve(name)
 	if err != nil {
 		return nil, badInputErr(err)
 	}
-	if len(w.NotApplied) > 0 {
-		fmt.Fprintf(e.stderr, "workload %s: fields read but not applied yet: %s\n", w.Name, strings.Join(w.NotApplied, ", "))
+	if na := notApplied(w, e.injectLatency); len(na) > 0 && !e.notedNotApplied {
+		e.notedNotApplied = true
+		fmt.Fprintf(e.stderr, "workload %s: fields read but not applied yet: %s\n", w.Name, strings.Join(na, ", "))
 	}
 	return w, nil
 }
@@ -118,7 +159,11 @@ func loadWorkload(e *env, name string) (*workload.Workload, error) {
 // openStore opens the URL; a failure to connect is bad input (exit 2), and
 // no message ever shows the password.
 func openStore(ctx context.Context, raw string, clients int) (store.Store, error) {
-	st, err := store.Default.Open(ctx, raw, store.Options{Clients: clients})
+	return openStoreOpts(ctx, raw, store.Options{Clients: clients})
+}
+
+func openStoreOpts(ctx context.Context, raw string, opts store.Options) (store.Store, error) {
+	st, err := store.Default.Open(ctx, raw, opts)
 	if err != nil {
 		return nil, badInputErr(err)
 	}
@@ -136,7 +181,11 @@ func printNotes(e *env, st store.Store) {
 }
 
 func openDatabase(ctx context.Context, raw string, clients int) (store.Database, error) {
-	st, err := openStore(ctx, raw, clients)
+	return openDatabaseOpts(ctx, raw, store.Options{Clients: clients})
+}
+
+func openDatabaseOpts(ctx context.Context, raw string, opts store.Options) (store.Database, error) {
+	st, err := openStoreOpts(ctx, raw, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -149,10 +198,10 @@ func openDatabase(ctx context.Context, raw string, clients int) (store.Database,
 }
 
 // loadGraph writes g into db with a progress display on stderr.
-func loadGraph(ctx context.Context, e *env, db store.Database, g *graph.Graph, threads int) error {
-	fmt.Fprintf(e.stderr, "loading %d nodes (about %d edges) with %d loader(s)\n", g.Nodes(), g.Edges(), threads)
+func loadGraph(ctx context.Context, e *env, db store.Database, g *graph.Graph, w *workload.Workload, threads int) error {
+	fmt.Fprintf(e.stderr, "loading %d nodes (about %d edges) of workload %s's graph with %d loader(s)\n", g.Nodes(), g.Edges(), w.Name, threads)
 	bar := newProgress(e.stderr)
-	res, err := load.Load(ctx, db, g, load.Options{Threads: threads, Report: bar.report})
+	res, err := load.Load(ctx, db, g, g.Meta(w), load.Options{Threads: threads, Report: bar.report, Version: version()})
 	bar.finish()
 	if err != nil {
 		if ctx.Err() != nil {

@@ -344,9 +344,9 @@ func TestServerWorkloads(t *testing.T) {
 // TestServerRepeatedRuns runs workload a three times on one database: ids
 // that a run creates never collide with those of an earlier run, rows that
 // earlier runs deleted or added are met as legal outcomes, and the graph's
-// invariants hold afterwards. A database holds the graph of one workload:
-// a run of workload o in between, whose graph differs, is refused before
-// it touches anything, and the next run of a goes on as before.
+// invariants hold afterwards. A graph is loaded once: a run of workload o
+// in between takes its request mix on a's graph, and the next runs of a go
+// on as before.
 func TestServerRepeatedRuns(t *testing.T) {
 	srvEach(t, func(t *testing.T, s srvServer) {
 		dbURL := s.fresh(t)
@@ -354,16 +354,6 @@ func TestServerRepeatedRuns(t *testing.T) {
 		dir := t.TempDir()
 		for i, w := range []string{"a", "o", "a", "a"} {
 			out := filepath.Join(dir, fmt.Sprintf("run%d.json", i+1))
-			if w == "o" {
-				r := srvRun(t, "run", "--db", dbURL, "--workload", w, "--threads", "16", "--warmup", "0", "--duration", "1s", "--out", out)
-				if r.code != 2 || !strings.Contains(r.stderr, "holds a graph of") || strings.Contains(r.stderr, "experiment 1 of") {
-					t.Errorf("a run of workload o on the graph of a must be refused (exit 2) before any experiment:\n%s", r)
-				}
-				if _, err := os.Stat(out); err == nil {
-					t.Errorf("the refused run wrote %s", out)
-				}
-				continue
-			}
 			r := srvMust(t, "run", "--db", dbURL, "--workload", w, "--threads", "16", "--warmup", "0", "--duration", "1s", "--out", out)
 			doc, _ := srvReadJSON(t, out)
 			if len(doc.Experiments) != 1 {
@@ -611,6 +601,8 @@ type srvProxy struct {
 	conns map[net.Conn]bool
 	down  bool
 
+	stalled atomic.Bool // forward nothing, keep connections open (stall)
+
 	accepted  atomic.Int64 // connections accepted and forwarded
 	fromServe atomic.Int64 // bytes forwarded from the server to clients
 	wg        sync.WaitGroup
@@ -694,24 +686,42 @@ func (p *srvProxy) forward(c net.Conn) {
 	p.accepted.Add(1)
 	done := make(chan struct{})
 	go func() {
-		_, _ = io.Copy(s, c)
+		_, _ = io.Copy(srvCounter{s, nil, p}, c)
 		p.untrack(c, s)
 		close(done)
 	}()
-	_, _ = io.Copy(srvCounter{c, &p.fromServe}, s)
+	_, _ = io.Copy(srvCounter{c, &p.fromServe, p}, s)
 	p.untrack(c, s)
 	<-done
 }
 
+// srvCounter forwards what the proxy reads, counting it in n (if not nil),
+// and holds it while the proxy is stalled.
 type srvCounter struct {
 	w io.Writer
 	n *atomic.Int64
+	p *srvProxy
 }
 
 func (c srvCounter) Write(b []byte) (int, error) {
+	for c.p.stalled.Load() && !c.p.isDown() {
+		time.Sleep(10 * time.Millisecond)
+	}
 	n, err := c.w.Write(b)
-	c.n.Add(int64(n))
+	if c.n != nil {
+		c.n.Add(int64(n))
+	}
 	return n, err
+}
+
+// stall stops forwarding in both directions but keeps every connection
+// open: a server that hangs rather than goes away. cut ends it.
+func (p *srvProxy) stall() { p.stalled.Store(true) }
+
+func (p *srvProxy) isDown() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.down
 }
 
 // cut resets every connection and stops listening: new connections are refused.
@@ -801,8 +811,8 @@ func TestServerOutage(t *testing.T) {
 		<-done
 		wall := time.Since(launched)
 		r := srvResult{args, code, stdout.String(), stderr.String()}
-		if code != 0 {
-			t.Fatalf("a run that kept its schedule must exit 0:\n%s", r)
+		if code != 0 && code != 3 {
+			t.Fatalf("a run that kept its schedule must exit 0, or 3 if it lost more than 1%% of its requests:\n%s", r)
 		}
 		t.Logf("outage from %.2fs to %.2fs of the run; %d bytes from the server before, %d during the outage, %d after; %d connections after the outage",
 			cutAt.Seconds(), restoreAt.Seconds(), bytesBefore, bytesAtRestore-bytesBefore, p.fromServe.Load()-bytesAtRestore, p.accepted.Load()-acceptedAtRestore)
@@ -813,6 +823,9 @@ func TestServerOutage(t *testing.T) {
 		}
 		e := doc.Experiments[0]
 		srvConsistent(t, "outage", e)
+		if want := map[bool]int{false: 0, true: 3}[e.Lost.Count*100 > e.Ops]; code != want {
+			t.Errorf("lost %d of %d requests with the default --max-error-rate 1%%: exit %d, want %d", e.Lost.Count, e.Ops, code, want)
+		}
 		if e.Interrupted || e.MeasuredS != duration.Seconds() || e.RuntimeS < duration.Seconds() {
 			t.Errorf("the run did not keep its schedule: interrupted %v, measured %vs, runtime %vs of %v", e.Interrupted, e.MeasuredS, e.RuntimeS, duration)
 		}

@@ -46,5 +46,17 @@ func WorkloadO() *workload.Workload {
 		EmptySlots:   0.2,
 		KeySkew:      workload.Skew{Kind: workload.Zipf, Theta: 0.99},
 		RangeLimit:   6000,
+		// The fidelity targets' defaults (workload/defaults.go).
+		EdgeHitRate:         workload.DefaultEdgeHitRate,
+		RangeNonEmpty:       workload.DefaultRangeNonEmpty,
+		TimeRangeNonEmpty:   workload.DefaultTimeRangeNonEmpty,
+		RangeSizeOne:        workload.DefaultRangeSizeOne,
+		EdgeReadCorrelation: workload.Auto,
+		EdgeReadPopularity:  workload.DefaultEdgeReadPopularity(),
+		MultiShardWriteTxns: workload.DefaultMultiShardTxns,
+		MultiShardReadTxns:  workload.DefaultMultiShardTxns,
+		EdgeAddNew:          workload.DefaultEdgeAddNew,
+		UniqueAddRace:       workload.DefaultUniqueAddRace,
+		NewContentShare:     workload.DefaultNewContentShare,
 	}
 }

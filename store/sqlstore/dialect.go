@@ -22,7 +22,7 @@ const (
 	sObjAdd                 // (id, time, value) insert or overwrite
 	sObjUpdate              // (time, value, id)
 	sObjDelete              // (id)
-	sEdgeAdd                // (id1, id2, type, time, value, ukey) insert or overwrite the same key
+	sEdgeAdd                // (id1, id2, type, time, value, ukey) insert; MySQL: or overwrite the same key
 	sEdgeUpdate             // (time, value, id1, type, id2)
 	sEdgeDelete             // (id1, type, id2)
 	numStmts
@@ -88,14 +88,18 @@ func common(d *dialect) {
 	d.stmts[sEdgeDelete] = "DELETE FROM edges WHERE id1 = ? AND type = ? AND id2 = ?"
 }
 
-// upserts are PostgreSQL's and SQLite's insert-or-overwrite: the primary key
-// is the arbiter, so a collision on edges_ukey (a second edge of a unique
-// type) remains an error the store classifies as a unique violation.
+// upserts are PostgreSQL's and SQLite's insert-or-overwrite (objects) and
+// insert-if-absent (edges): the primary key is the arbiter, so a collision
+// on edges_ukey (a second edge of a unique type) remains an error the store
+// classifies as a unique violation.
 func upserts(d *dialect) {
 	d.stmts[sObjAdd] = "INSERT INTO objects (" + objCols + ") VALUES (?, ?, ?, 1) " +
 		"ON CONFLICT (id) DO UPDATE SET timestamp = excluded.timestamp, value = excluded.value, version = objects.version + 1"
+	// An existing key inserts nothing (0 rows) and the store overwrites it
+	// with sEdgeUpdate, so it knows a new association from an overwrite
+	// without a system column (CockroachDB has no xmax).
 	d.stmts[sEdgeAdd] = "INSERT INTO edges (" + edgeCols + ") VALUES (?, ?, ?, ?, ?, 1, ?) " +
-		"ON CONFLICT (id1, type, id2) DO UPDATE SET timestamp = excluded.timestamp, value = excluded.value, version = edges.version + 1"
+		"ON CONFLICT (id1, type, id2) DO NOTHING"
 	d.metaUpsert = " ON CONFLICT (k) DO UPDATE SET v = excluded.v"
 }
 
@@ -277,10 +281,11 @@ func ukey(t tao.EdgeType, id2 int64) int64 {
 	return id2
 }
 
-// typeList renders the edge types for which keep is true as "1, 4".
+// typeList renders the base types (tao.EdgeType.Base) for which keep is
+// true as "1, 4"; SQL compares them with type % 8.
 func typeList(keep func(tao.EdgeType) bool) string {
 	var s []string
-	for t := tao.EdgeType(1); t <= tao.MaxEdgeType; t++ {
+	for t := tao.EdgeType(1); t <= tao.MaxBaseType; t++ {
 		if keep(t) {
 			s = append(s, strconv.FormatInt(int64(t), 10))
 		}
@@ -288,15 +293,18 @@ func typeList(keep func(tao.EdgeType) bool) string {
 	return strings.Join(s, ", ")
 }
 
-// inverseCase renders the inverse type of column col as a CASE expression.
+// baseOf renders the base type of column col (tao.EdgeType.Base).
+func baseOf(col string) string { return fmt.Sprintf("(%s %% %d)", col, tao.TypeStride) }
+
+// inverseCase renders the inverse type of column col (tao.EdgeType.Inverse).
 func inverseCase(col string) string {
 	var b strings.Builder
-	b.WriteString("CASE " + col)
-	for t := tao.EdgeType(1); t <= tao.MaxEdgeType; t++ {
+	b.WriteString("(" + col + " - " + baseOf(col) + " + CASE " + baseOf(col))
+	for t := tao.EdgeType(1); t <= tao.MaxBaseType; t++ {
 		if inv, ok := t.Inverse(); ok {
 			fmt.Fprintf(&b, " WHEN %d THEN %d", t, inv)
 		}
 	}
-	b.WriteString(" END")
+	b.WriteString(" END)")
 	return b.String()
 }

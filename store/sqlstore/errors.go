@@ -75,3 +75,98 @@ func firstLine(s string) string {
 	}
 	return s
 }
+
+// Read-only servers. taobench writes: Setup creates its tables, load fills
+// them and runs write. A PostgreSQL hot standby, a MySQL replica with
+// read_only, or a session whose transactions default to read-only refuses
+// the first of those writes with an error that names the statement, not the
+// situation. Setup (the first write of run and load) turns such a refusal
+// into one line that says the server is read-only and what to do.
+
+// readOnlyReasoner is a backend that can say why its server refuses writes.
+type readOnlyReasoner interface {
+	// readOnlyReason returns why the server or session is read-only, such
+	// as "a hot standby (pg_is_in_recovery() is true)", and the fix beyond
+	// pointing at the primary; an empty reason when it cannot tell.
+	readOnlyReason(ctx context.Context) (reason, fix string)
+}
+
+// isReadOnlyErr reports whether err is a server refusing a write because it
+// or the session is read-only: SQLSTATE 25006 read_only_sql_transaction
+// (PostgreSQL, and MySQL's 1792); MySQL 1290 (--read-only or
+// --super-read-only), 1836 (read-only mode, TiDB's
+// tidb_restricted_read_only) and 1792 (a READ ONLY transaction).
+func isReadOnlyErr(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "25006"
+	}
+	var my *mysql.MySQLError
+	if errors.As(err, &my) {
+		switch my.Number {
+		case 1290, 1836, 1792:
+			return true
+		}
+	}
+	return false
+}
+
+// readOnlyError returns, when err is a write refused by a read-only server,
+// the one-line error that says so, naming the URL once; otherwise nil.
+func (db *DB) readOnlyError(ctx context.Context, err error) error {
+	if !isReadOnlyErr(err) {
+		return nil
+	}
+	reason, fix := "", ""
+	if r, ok := db.b.(readOnlyReasoner); ok {
+		reason, fix = r.readOnlyReason(ctx)
+	}
+	if reason == "" {
+		reason = "it refused a write: " + firstLine(err.Error())
+	}
+	msg := fmt.Sprintf("%s: the server is read-only (%s), and taobench must write (its tables, the graph, write requests): "+
+		"point --db at the primary (read-write) server; running against replicas is not supported yet", db.name, reason)
+	if fix != "" {
+		msg += "; or " + fix
+	}
+	return &readOnlyErr{msg: msg, err: err}
+}
+
+// readOnlyErr is readOnlyError's error: its own message, the server's
+// error underneath.
+type readOnlyErr struct {
+	msg string
+	err error
+}
+
+func (e *readOnlyErr) Error() string { return e.msg }
+func (e *readOnlyErr) Unwrap() error { return e.err }
+
+// pgReadOnlyReason says why a PostgreSQL server refuses writes, from
+// pg_is_in_recovery() and the session's default_transaction_read_only.
+func pgReadOnlyReason(inRecovery bool, defaultReadOnly string) (reason, fix string) {
+	switch {
+	case inRecovery:
+		return "a hot standby: pg_is_in_recovery() is true", ""
+	case defaultReadOnly == "on":
+		return "default_transaction_read_only is on, set for the server, this database, this user or in the URL",
+			"set default_transaction_read_only = off for taobench's database or user (ALTER DATABASE ... SET default_transaction_read_only = off)"
+	}
+	return "", ""
+}
+
+// mysqlReadOnlyReason says why a MySQL-protocol server refuses writes, from
+// its variables (SHOW VARIABLES: the session's values).
+func mysqlReadOnlyReason(vars map[string]string) (reason, fix string) {
+	on := func(k string) bool { v := vars[k]; return v == "ON" || v == "1" }
+	switch {
+	case on("super_read_only"), on("read_only"):
+		return "a replica: @@read_only is ON", ""
+	case on("tidb_super_read_only"), on("tidb_restricted_read_only"):
+		return "TiDB's tidb_super_read_only or tidb_restricted_read_only is ON", ""
+	case on("transaction_read_only"), on("tx_read_only"):
+		return "this session's transactions are read-only: transaction_read_only (tx_read_only) is ON, set for the server, the user or in the URL",
+			"remove transaction_read_only / tx_read_only from the URL or the server's settings"
+	}
+	return "", ""
+}

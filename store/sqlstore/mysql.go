@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -79,6 +80,16 @@ func openMySQL(ctx context.Context, u *url.URL, raw string, opts store.Options) 
 	if err != nil {
 		return nil, fmt.Errorf("database URL %q: %s", name, scrub(err.Error(), pw))
 	}
+	db, err := openMySQLConnector(ctx, conn, cfg, name, pw, opts)
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// openMySQLConnector opens the store over conn, a connector for cfg (tests
+// give a fake one).
+func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.Config, name, pw string, opts store.Options) (*DB, error) {
 	pool := sql.OpenDB(conn)
 	pool.SetMaxOpenConns(opts.Clients + 4)
 	pool.SetMaxIdleConns(opts.Clients + 4)
@@ -102,19 +113,39 @@ func openMySQL(ctx context.Context, u *url.URL, raw string, opts store.Options) 
 			}
 		}
 	}
-	b := newSQLBackend(mysqlDialect(), pool, pool, classifyMySQL)
+	b := newMyBackend(newSQLBackend(mysqlDialect(), pool, pool, classifyMySQL))
+	var version string
+	if err := pool.QueryRowContext(pctx, "SELECT VERSION()").Scan(&version); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("%s: asking the server's version: %s", name, scrub(err.Error(), pw))
+	}
+	b.tidb = isTiDB(version)
+	// TiDB refuses START TRANSACTION READ ONLY (error 1235: a "noop"
+	// function unless tidb_enable_noop_functions is on); its plain
+	// transaction already reads one snapshot, at its start timestamp.
+	b.plainReadTx = b.tidb
 	return &DB{d: b.d, b: b, name: name, notes: notes}, nil
 }
 
-// MySQL error numbers (https://dev.mysql.com/doc/mysql-errors/8.0/en/server-error-reference.html);
-// 9007 is TiDB's write conflict.
+// isTiDB reports whether a MySQL-protocol server's VERSION() is TiDB's,
+// such as "8.0.11-TiDB-v7.5.1".
+func isTiDB(version string) bool { return strings.Contains(version, "TiDB") }
+
+// MySQL error numbers (https://dev.mysql.com/doc/mysql-errors/8.0/en/server-error-reference.html)
+// and TiDB's retryable ones (https://docs.pingcap.com/tidb/stable/error-codes):
+// 8002 a transaction with SELECT ... FOR UPDATE met a commit conflict and
+// was rolled back, 8005 write conflict ("Write Conflict, txnStartTS is
+// stale"), 8022 the commit failed and was rolled back, 9007 write conflict
+// in TiKV. TiDB's documentation says each may be retried as a whole.
 func classifyMySQL(err error) errClass {
 	var e *mysql.MySQLError
 	if !errors.As(err, &e) {
 		return errOther
 	}
 	switch e.Number {
-	case 1213, 1205, 3572, 9007: // deadlock, lock wait timeout, NOWAIT lock, TiDB write conflict
+	case 1213, 1205, 3572: // deadlock, lock wait timeout, NOWAIT lock
+		return errConflict
+	case 8002, 8005, 8022, 9007: // TiDB: the transaction met a write conflict; retry it
 		return errConflict
 	case 1062: // duplicate entry
 		return errUnique

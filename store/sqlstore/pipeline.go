@@ -27,11 +27,8 @@ import (
 // transactions are not pipelined: their checks and operations decide
 // whether the rest runs at all.
 //
-// MySQL has no pipelining in go-sql-driver/mysql; the one way to send
-// several statements at once, a multi-statement text query, was measured
-// (bench/cpu.sh) to cost MariaDB more than it saves: the statements are
-// parsed as text instead of executed prepared. MySQL runs read
-// transactions statement by statement.
+// MySQL has no pipelining in go-sql-driver/mysql; its read transactions go
+// in one round trip as one UNION ALL statement instead (mytxn.go).
 
 // readTxn sends a read-only transaction as one pgx batch: Bind/Execute
 // messages on the connection's prepared statements, then one Sync.

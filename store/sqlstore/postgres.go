@@ -37,6 +37,12 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 	if _, set := cfg.ConnConfig.RuntimeParams["default_transaction_isolation"]; !set {
 		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "repeatable read"
 	}
+	// A lock wait longer than MySQL's default here (1 s) is a conflict
+	// (55P03), as it is there, not a client stalled behind a lock held
+	// for long (docs/databases.md, "Lock waits and timeouts").
+	if _, set := cfg.ConnConfig.RuntimeParams["lock_timeout"]; !set {
+		cfg.ConnConfig.RuntimeParams["lock_timeout"] = "1s"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", name, scrub(err.Error(), pw))
@@ -91,6 +97,15 @@ func (b *pgBackend) begin(ctx context.Context, readOnly bool) (txn, error) {
 		return nil, err
 	}
 	return &pgTx{pgQ: pgQ{d: b.d, r: tx}, tx: tx}, nil
+}
+
+func (b *pgBackend) readOnlyReason(ctx context.Context) (string, string) {
+	var inRecovery bool
+	var dro string
+	if err := b.pool.QueryRow(ctx, "SELECT pg_is_in_recovery(), current_setting('default_transaction_read_only')").Scan(&inRecovery, &dro); err != nil {
+		return "", ""
+	}
+	return pgReadOnlyReason(inRecovery, dro)
 }
 
 // PostgreSQL error codes (https://www.postgresql.org/docs/current/errcodes-appendix.html);

@@ -22,6 +22,10 @@ type sqlBackend struct {
 	classifyErr func(error) errClass
 	// loadMode switches session settings for a bulk load (nil: none).
 	loadMode func(ctx context.Context, on bool) error
+	// plainReadTx begins read transactions without READ ONLY: TiDB refuses
+	// START TRANSACTION READ ONLY (error 1235) unless noop functions are
+	// enabled, and its plain transaction reads one snapshot anyway.
+	plainReadTx bool
 
 	mu       sync.Mutex // serializes preparing
 	prepared atomic.Pointer[stmtSets]
@@ -112,9 +116,10 @@ func (b *sqlBackend) begin(ctx context.Context, readOnly bool) (txn, error) {
 	if readOnly {
 		pool, set = b.read, &sets.r
 	}
-	// MySQL: START TRANSACTION [READ ONLY] at the session's REPEATABLE READ;
-	// SQLite: BEGIN for reads, BEGIN IMMEDIATE (_txlock) for writes.
-	tx, err := pool.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
+	// MySQL: START TRANSACTION [READ ONLY] at the session's REPEATABLE READ
+	// (TiDB: START TRANSACTION, see plainReadTx); SQLite: BEGIN for reads,
+	// BEGIN IMMEDIATE (_txlock) for writes.
+	tx, err := pool.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly && !b.plainReadTx})
 	if err != nil {
 		return nil, err
 	}

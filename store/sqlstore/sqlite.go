@@ -42,6 +42,12 @@ func openSQLite(ctx context.Context, u *url.URL, raw string, opts store.Options)
 	if err != nil {
 		return nil, fmt.Errorf("database URL %q: %w", name, err)
 	}
+	if opts.SchemaOnly {
+		return &schemaOnly{name: name, schema: sqliteDialect().schema}, nil
+	}
+	if err := writable(path); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("%s: creating the directory: %w", name, err)
 	}
@@ -80,6 +86,35 @@ func openSQLite(ctx context.Context, u *url.URL, raw string, opts store.Options)
 		return nil
 	}
 	return &DB{d: b.d, b: b, name: name}, nil
+}
+
+// writable checks that taobench can write an existing SQLite file and
+// create its -wal and -shm files beside it: SQLite would open a read-only
+// file read-only and fail at the first write with "attempt to write a
+// readonly database".
+func writable(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // created, with its directory, by the open
+	}
+	if err != nil {
+		return fmt.Errorf("%s is not writable (%v): taobench writes to its database; make it writable (chmod u+w %s) or give another path", path, errors.Unwrap(err), path)
+	}
+	f.Close()
+	dir := filepath.Dir(path)
+	_, werr := os.Stat(path + "-wal")
+	_, serr := os.Stat(path + "-shm")
+	if werr == nil && serr == nil {
+		return nil // SQLite need not create them
+	}
+	probe, err := os.CreateTemp(dir, ".taobench-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot create files in %s (%v), where SQLite keeps %s-wal and %s-shm: make the directory writable (chmod u+w %s) or give another path",
+			dir, errors.Unwrap(err), filepath.Base(path), filepath.Base(path), dir)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return nil
 }
 
 // SQLite result codes (https://sqlite.org/rescode.html).

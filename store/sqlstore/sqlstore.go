@@ -9,11 +9,13 @@
 // levels and what differs per database.
 //
 // Execution: a single read runs as one statement; a single write without
-// checks that touches one row runs as one autocommit statement; anything
-// else (read transactions, checks, bidirectional edges, write transactions)
-// runs in one transaction. Inside a write, a NotFound update or delete, a
-// unique violation or a failed check ends the request with that outcome and
-// rolls back, so a write transaction is all or nothing.
+// checks that touches one row runs in autocommit; anything else (read
+// transactions, checks, bidirectional edges, write transactions) runs in one
+// transaction. Inside a write, a unique violation, a failed check, a
+// conflict or an error ends the request with that outcome and rolls back,
+// so a write transaction is all or nothing; an update or delete that finds
+// no row is a no-op (OpResult.Found false) and the transaction commits. A
+// single update or delete of a missing row ends NotFound.
 package sqlstore
 
 import (
@@ -123,12 +125,18 @@ func (db *DB) Setup(ctx context.Context, drop bool) error {
 	if drop {
 		for _, t := range []string{"edges", "objects", "taobench_meta", "taobench_counter"} {
 			if _, err := q.execSQL(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+				if ro := db.readOnlyError(ctx, err); ro != nil {
+					return ro
+				}
 				return fmt.Errorf("%s: dropping table %s: %w", db.name, t, err)
 			}
 		}
 	}
 	for _, s := range db.d.schema {
 		if _, err := q.execSQL(ctx, s); err != nil {
+			if ro := db.readOnlyError(ctx, err); ro != nil {
+				return ro
+			}
 			return fmt.Errorf("%s: creating the schema: %w (statement: %s)", db.name, err, s)
 		}
 	}
@@ -227,7 +235,7 @@ func (db *DB) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
 			readOnly = false
 		}
 	}
-	if len(req.Ops) == 1 && (readOnly || len(req.Checks) == 0 && db.oneStatement(&req.Ops[0])) {
+	if len(req.Ops) == 1 && (readOnly || len(req.Checks) == 0 && !injected(req) && db.oneStatement(&req.Ops[0])) {
 		op := &req.Ops[0]
 		out, err := db.op(ctx, db.b.auto(), op, &res.Ops[0])
 		db.finish(ctx, res, out, err, op.Kind.IsEdge())
@@ -252,20 +260,37 @@ func (db *DB) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
 			}
 		}
 	}
+	if !readOnly && req.Fail == tao.FailAfterPrimaryCommit {
+		db.primaryCommit(ctx, tx, req, res) // hold.go
+		return
+	}
 	for i := range req.Ops {
 		op := &req.Ops[i]
 		out, err := db.op(ctx, tx, op, &res.Ops[i])
-		if err != nil || (out != tao.OK && !op.Kind.IsRead()) {
+		// An update or delete that finds no row is a no-op, as TAO's
+		// would be: the transaction goes on (res.Ops[i].Found says so).
+		if err != nil || (out != tao.OK && out != tao.NotFound && !op.Kind.IsRead()) {
 			tx.rollback()
 			db.finish(ctx, res, out, err, op.Kind.IsEdge())
 			return
 		}
 	}
+	if !readOnly && injected(req) && !db.beforeCommit(ctx, tx, req, res) { // hold.go
+		return
+	}
 	if err := tx.commit(ctx); err != nil {
 		tx.rollback()
 		db.finish(ctx, res, tao.OK, err, req.Ops[0].Kind.IsEdge())
+		return
+	}
+	// A single update or delete that found no row (a bidirectional one
+	// runs in a transaction) ends NotFound, as it does in autocommit.
+	if req.Class == tao.Write && !readOnly && !res.Ops[0].Found && !isAdd(req.Ops[0].Kind) {
+		res.Outcome = tao.NotFound
 	}
 }
+
+func isAdd(k tao.Kind) bool { return k == tao.ObjAdd || k == tao.EdgeAdd }
 
 // oneStatement reports whether a write is a single statement, which then
 // needs no explicit transaction.
@@ -367,12 +392,12 @@ func (db *DB) op(ctx context.Context, q querier, op *tao.Op, r *tao.OpResult) (t
 		n, err := q.exec(ctx, sObjDelete, op.ID1)
 		return found(r, n, err)
 	case tao.EdgeAdd:
-		out, err := db.edgeAdd(ctx, q, op.ID1, op.Type, op.ID2, op.Time, op.Payload)
+		out, err := db.edgeAdd(ctx, q, op.ID1, op.Type, op.ID2, op.Time, op.Payload, r)
 		if err != nil || out != tao.OK {
 			return out, err
 		}
 		if inv, ok := op.Type.Inverse(); ok {
-			return db.edgeAdd(ctx, q, op.ID2, inv, op.ID1, op.Time, op.Payload)
+			return db.edgeAdd(ctx, q, op.ID2, inv, op.ID1, op.Time, op.Payload, nil)
 		}
 		return tao.OK, nil
 	case tao.EdgeUpdate:
@@ -383,7 +408,7 @@ func (db *DB) op(ctx context.Context, q querier, op *tao.Op, r *tao.OpResult) (t
 		}
 		if inv, ok := op.Type.Inverse(); ok {
 			// An upsert, so an update also repairs a missing inverse.
-			return db.edgeAdd(ctx, q, op.ID2, inv, op.ID1, op.Time, op.Payload)
+			return db.edgeAdd(ctx, q, op.ID2, inv, op.ID1, op.Time, op.Payload, nil)
 		}
 		return tao.OK, nil
 	case tao.EdgeDelete:
@@ -400,19 +425,43 @@ func (db *DB) op(ctx context.Context, q querier, op *tao.Op, r *tao.OpResult) (t
 	return tao.Error, fmt.Errorf("operation kind %v is not one taobench knows", op.Kind)
 }
 
-// edgeAdd inserts or overwrites one edge.
-func (db *DB) edgeAdd(ctx context.Context, q querier, id1 int64, t tao.EdgeType, id2, time int64, p []byte) (tao.Outcome, error) {
-	n, err := q.exec(ctx, sEdgeAdd, id1, id2, int64(t), time, db.payload(p), ukey(t, id2))
-	if err != nil {
-		if db.b.classify(err) == errUnique {
-			return tao.UniqueViolation, nil
+// edgeAdd inserts or overwrites one edge, reporting in r.Found whether
+// it overwrote one (r may be nil).
+func (db *DB) edgeAdd(ctx context.Context, q querier, id1 int64, t tao.EdgeType, id2, time int64, p []byte, r *tao.OpResult) (tao.Outcome, error) {
+	for range 3 {
+		n, err := q.exec(ctx, sEdgeAdd, id1, id2, int64(t), time, db.payload(p), ukey(t, id2))
+		if err != nil {
+			if db.b.classify(err) == errUnique {
+				return tao.UniqueViolation, nil
+			}
+			return tao.OK, err
 		}
-		return tao.OK, err
+		if db.d.edgeAddUniqueByRows {
+			// MySQL's upsert: 1 row inserted, 2 updated, 0 a unique collision.
+			if n == 0 {
+				return tao.UniqueViolation, nil
+			}
+			setFound(r, n == 2)
+			return tao.OK, nil
+		}
+		if n == 1 {
+			setFound(r, false)
+			return tao.OK, nil
+		}
+		// The key exists: overwrite it. Zero rows means a concurrent delete
+		// came between the two statements (in autocommit): insert again.
+		if n, err = q.exec(ctx, sEdgeUpdate, time, db.payload(p), id1, int64(t), id2); err != nil || n > 0 {
+			setFound(r, true)
+			return tao.OK, err
+		}
 	}
-	if n == 0 && db.d.edgeAddUniqueByRows {
-		return tao.UniqueViolation, nil
+	return tao.ConflictAssociation, nil
+}
+
+func setFound(r *tao.OpResult, found bool) {
+	if r != nil {
+		r.Found = found
 	}
-	return tao.OK, nil
 }
 
 // point fills a point read's result.
@@ -449,11 +498,11 @@ func (db *DB) Check(ctx context.Context) ([]store.Violation, error) {
 	inv := typeList(func(t tao.EdgeType) bool { _, ok := t.Inverse(); return ok && !t.IsForward() })
 	uniq := typeList(tao.EdgeType.IsUnique)
 	missing := func(types string) string {
-		return "FROM edges e WHERE e.type IN (" + types + ") AND NOT EXISTS (SELECT 1 FROM edges i " +
+		return "FROM edges e WHERE " + baseOf("e.type") + " IN (" + types + ") AND NOT EXISTS (SELECT 1 FROM edges i " +
 			"WHERE i.id1 = e.id2 AND i.type = " + inverseCase("e.type") + " AND i.id2 = e.id1)"
 	}
-	dup := "FROM edges WHERE type IN (" + uniq + ") GROUP BY id1, type HAVING COUNT(*) > 1"
-	badKey := "FROM edges WHERE ukey <> CASE WHEN type IN (" + uniq + ") THEN 0 ELSE id2 END"
+	dup := "FROM edges WHERE " + baseOf("type") + " IN (" + uniq + ") GROUP BY id1, type HAVING COUNT(*) > 1"
+	badKey := "FROM edges WHERE ukey <> CASE WHEN " + baseOf("type") + " IN (" + uniq + ") THEN 0 ELSE id2 END"
 	checks := []struct {
 		name, count, example string
 		grouped              bool // the example is id1, type, count
@@ -483,7 +532,8 @@ func (db *DB) Check(ctx context.Context) ([]store.Violation, error) {
 		}
 		vs = append(vs, store.Violation{Invariant: c.name, Count: n, Example: ex})
 	}
-	return vs, nil
+	idx, err := db.missingIndexes(ctx)
+	return append(vs, idx...), err
 }
 
 // BeginLoad readies a bulk load: into empty tables it drops the indexes

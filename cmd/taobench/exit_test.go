@@ -1,0 +1,312 @@
+//go:build unix
+
+package main
+
+// Tests of the exit statuses: lost requests (3), SIGINT (130) and SIGTERM
+// (143) through a real process, and a hung database that cannot hold the
+// process.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
+)
+
+// Test stores, reachable by URL like the real ones:
+//
+//	optest-lossy:N  every Nth request ends in an error, the rest are ok
+//	optest-stuck    requests after the first 100 never return, whatever
+//	                their context says, and Close never returns either: a hung
+//	                server behind a driver that does not honour cancellation
+func init() {
+	store.Default.Register("optest-lossy", func(_ context.Context, u *url.URL, _ string, _ store.Options) (store.Store, error) {
+		var n int64
+		if _, err := fmt.Sscan(u.Opaque, &n); err != nil || n < 1 {
+			return nil, fmt.Errorf("optest-lossy:N needs N >= 1, got %q", u.Opaque)
+		}
+		return &opLossy{every: n}, nil
+	})
+	store.Default.Register("optest-stuck", func(context.Context, *url.URL, string, store.Options) (store.Store, error) {
+		return &opStuck{}, nil
+	})
+}
+
+type opLossy struct {
+	every int64
+	n     atomic.Int64
+}
+
+func (s *opLossy) Exec(_ context.Context, _ *tao.Request, res *tao.Result) {
+	if s.n.Add(1)%s.every == 0 {
+		res.Outcome, res.Err = tao.Error, errors.New("optest-lossy: connection reset by peer")
+	}
+}
+
+func (s *opLossy) Close() error { return nil }
+
+// opHung is closed never: stuck calls stay stuck for the test binary's life.
+var opHung = make(chan struct{})
+
+type opStuck struct{ n atomic.Int64 }
+
+func (s *opStuck) Exec(_ context.Context, _ *tao.Request, _ *tao.Result) {
+	if s.n.Add(1) > 100 {
+		<-opHung
+	}
+}
+
+func (s *opStuck) Close() error {
+	<-opHung
+	return nil
+}
+
+var opExitCodes = []string{"0", "1", "2", "3", "130", "143"}
+
+// The exit statuses are documented in the usage text and in the README.
+func TestCLIExitCodesDocumented(t *testing.T) {
+	cliHome(t)
+	r := cliRun(t, "help")
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "## Exit status")
+	if !ok {
+		t.Fatal(`README.md has no "## Exit status" section`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	_, usage, ok := strings.Cut(r.stdout, "Exit status:")
+	if !ok {
+		t.Fatalf("the usage text has no exit statuses:\n%s", r.stdout)
+	}
+	for _, c := range opExitCodes {
+		re := regexp.MustCompile(`(?m)(^|[^0-9.])` + c + `([^0-9.%]|$)`)
+		if !re.MatchString(usage) {
+			t.Errorf("the usage text does not document exit status %s:\n%s", c, usage)
+		}
+		if !re.MatchString(section) {
+			t.Errorf("README.md's exit status section does not document %s:\n%s", c, section)
+		}
+	}
+}
+
+// A run that lost more than --max-error-rate of its requests exits 3, after
+// printing and writing its results, and says why; below the threshold it
+// exits 0. Conflicts are not losses.
+func TestCLIMaxErrorRate(t *testing.T) {
+	cliHome(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	args := []string{"run", "--db", "optest-lossy:10", "--threads", "2", "--warmup", "0", "--duration", "0.3", "--out", out}
+	r := cliRun(t, args...)
+	if r.code != 3 {
+		t.Fatalf("10%% of requests lost with the default --max-error-rate: exit %d, want 3\n%v", r.code, r)
+	}
+	sums := cliParse(t, r.stdout)
+	doc := cliReadJSON(t, out)
+	if len(sums) != 1 || len(doc.Experiments) != 1 {
+		t.Fatalf("want the results printed and written: %d printed, %d in %s", len(sums), len(doc.Experiments), out)
+	}
+	cliCheckExperiment(t, doc.Experiments[0], &sums[0])
+	errs := cliErrorLines(r.stderr)
+	if len(errs) != 1 || !regexp.MustCompile(`experiment 1 lost (9\.[5-9]|10\.[0-4])\d*% of its requests \(\d+ of \d+: errors \d+, timeouts 0\), more than --max-error-rate 1%`).MatchString(errs[0]) {
+		t.Errorf("want one error line saying how many were lost, of how many, and the threshold:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stderr, "results written to "+out) {
+		t.Errorf("stderr does not say where the results went:\n%s", r.stderr)
+	}
+	for _, c := range []struct {
+		rate string
+		code int
+	}{{"20", 0}, {"20%", 0}, {"5", 3}, {"0", 3}, {"100", 0}} {
+		r := cliRun(t, append(args, "--max-error-rate", c.rate)...)
+		if r.code != c.code {
+			t.Errorf("--max-error-rate %s with 10%% lost: exit %d, want %d\n%v", c.rate, r.code, c.code, r)
+		}
+	}
+	for _, bad := range []string{"-1", "101", "abc", "NaN"} {
+		r := cliRun(t, append(args, "--max-error-rate", bad)...)
+		if r.code != 2 || !strings.Contains(r.stderr, "max-error-rate") || !strings.Contains(r.stderr, "0 to 100") {
+			t.Errorf("--max-error-rate %s: want exit 2 and the range\n%v", bad, r)
+		}
+	}
+	// No loss: exit 0 even with a zero threshold.
+	if r := cliRun(t, "run", "--db", "null", "--threads", "1", "--warmup", "0", "--duration", "0.2", "--max-error-rate", "0"); r.code != 0 {
+		t.Errorf("a run with no lost request and --max-error-rate 0: %v", r)
+	}
+}
+
+// A database that stops answering, behind a driver that ignores
+// cancellation, cannot hold the process: the command returns within the
+// drain plus a second after the experiment ends, counting the stuck
+// requests as timeouts, with its results written, and does not wait for
+// the store's Close.
+func TestCLIHungStore(t *testing.T) {
+	cliHome(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	const duration, drain = 500 * time.Millisecond, 500 * time.Millisecond
+	stderr := newCLISyncBuffer("experiment 1 of 1")
+	var stdout cliSyncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- realMain(context.Background(), []string{"run", "--db", "optest-stuck", "--threads", "4", "--warmup", "0",
+			"--duration", duration.String(), "--drain", drain.String(), "--out", out}, &stdout, stderr)
+	}()
+	<-stderr.seen
+	started := time.Now()
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(time.Minute):
+		t.Fatalf("the command is still running a minute after a %v experiment with a %v drain:\n%s", duration, drain, stderr)
+	}
+	took := time.Since(started)
+	r := cliResult{code, stdout.String(), stderr.String()}
+	if limit := duration + drain + time.Second; took > limit {
+		t.Errorf("the command returned %v after the experiment began; want at most %v (the experiment, the drain and a second)", took, limit)
+	}
+	if code != 3 {
+		t.Errorf("4 of 104 requests lost: exit %d, want 3\n%v", code, r)
+	}
+	doc := cliReadJSON(t, out)
+	if len(doc.Experiments) != 1 {
+		t.Fatalf("%d experiments written", len(doc.Experiments))
+	}
+	outcomes := cliObj(t, "outcomes", doc.Experiments[0]["outcomes"])
+	if outcomes["timeout"] != 4.0 || outcomes["ok"] != 100.0 {
+		t.Errorf("outcomes %v; want the 100 answered ok and the 4 stuck (one per client) as timeouts", outcomes)
+	}
+	for _, want := range []string{"4 request(s) still waiting on the database", "first lost request (timeout", "took more than", "results written to"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, r.stderr)
+		}
+	}
+}
+
+var (
+	opBinOnce sync.Once
+	opBin     string
+	opBinErr  error
+)
+
+// opBinary builds the taobench binary once for the tests that need a real
+// process, with VCS information when the source is a git checkout.
+func opBinary(t *testing.T) string {
+	t.Helper()
+	opBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "taobench-bin-")
+		if err != nil {
+			opBinErr = err
+			return
+		}
+		opBin = filepath.Join(dir, "taobench")
+		cmd := exec.Command("go", "build", "-buildvcs=auto", "-o", opBin, ".")
+		cmd.Env = append(os.Environ(), "GOFLAGS=")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			opBinErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if opBinErr != nil {
+		t.Fatal(opBinErr)
+	}
+	return opBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if opBin != "" {
+		os.RemoveAll(filepath.Dir(opBin))
+	}
+	os.Exit(code)
+}
+
+// SIGTERM and SIGINT end a real process's run early: the results so far are
+// printed, and the exit status says which signal it was, 143 or 130.
+func TestSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := opBinary(t)
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGTERM, 143}, {syscall.SIGINT, 130}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "r.json")
+			cmd := exec.Command(bin, "run", "--db", "null", "--threads", "2", "--warmup", "0", "--duration", "30s", "--out", out)
+			cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), "HOME="+dir)
+			var stdout cliSyncBuffer
+			cmd.Stdout = &stdout
+			errPipe, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			started := make(chan struct{})
+			copied := make(chan struct{})
+			go func() {
+				defer close(copied)
+				sc := bufio.NewScanner(errPipe)
+				once := sync.Once{}
+				for sc.Scan() {
+					stderr.WriteString(sc.Text() + "\n")
+					if strings.HasPrefix(sc.Text(), "experiment 1 of 1") {
+						once.Do(func() { close(started) })
+					}
+				}
+			}()
+			select {
+			case <-started:
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatal("no experiment started within 30 s")
+			}
+			time.Sleep(300 * time.Millisecond)
+			sent := time.Now()
+			if err := cmd.Process.Signal(c.sig); err != nil {
+				t.Fatal(err)
+			}
+			waited := make(chan error, 1)
+			go func() { <-copied; waited <- cmd.Wait() }()
+			select {
+			case <-waited:
+			case <-time.After(20 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("still running 20 s after %v", c.sig)
+			}
+			code := cmd.ProcessState.ExitCode()
+			r := cliResult{code, stdout.String(), stderr.String()}
+			if code != c.code {
+				t.Errorf("exit %d after %v, want %d\n%v", code, c.sig, c.code, r)
+			}
+			if d := time.Since(sent); d > 5*time.Second {
+				t.Errorf("the process took %v to end after %v", d, c.sig)
+			}
+			sums := cliParse(t, r.stdout)
+			if len(sums) != 1 || !sums[0].interrupted {
+				t.Errorf("want the interrupted experiment's results printed:\n%v", r)
+			}
+			if doc := cliReadJSON(t, out); len(doc.Experiments) != 1 {
+				t.Errorf("%d experiments written to %s, want 1", len(doc.Experiments), out)
+			}
+		})
+	}
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// expTableRows returns the rows of a printed table whose first cell matches
+// first, split into cells.
+func expTableRows(out string, first *regexp.Regexp) [][]string {
+	var rows [][]string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && first.MatchString(f[0]) {
+			rows = append(rows, f)
+		}
+	}
+	return rows
+}
+
+func expNum(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimPrefix(s, "+"), "%"), 64)
+	if err != nil {
+		t.Fatalf("%q is not a number", s)
+	}
+	return v
+}
+
+// expLockHold runs a short lock-hold ladder on dbURL and checks its table
+// and JSON: one row per hold, and writes that hold 60 ms take at least that.
+func expLockHold(t *testing.T, dbURL string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "lh.json")
+	r := cliRun(t, "experiment", "lock-hold", "--db", dbURL, "--holds", "0,60ms", "--threads", "4",
+		"--warmup", "0", "--duration", "0.6", "--edges", "3000", "--seed", "5", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("experiment lock-hold: %v", r)
+	}
+	rows := expTableRows(r.stdout, regexp.MustCompile(`^(0s|60ms)$`))
+	if len(rows) != 2 || len(rows[0]) != 10 {
+		t.Fatalf("want a row per hold of 10 cells:\n%s", r.stdout)
+	}
+	for _, row := range rows {
+		if expNum(t, row[1]) <= 0 {
+			t.Errorf("hold %s: no writes measured:\n%s", row[0], r.stdout)
+		}
+		for _, c := range row[3:8] {
+			if p := expNum(t, c); p < 0 || p > 100 {
+				t.Errorf("hold %s: a percentage of %v:\n%s", row[0], p, r.stdout)
+			}
+		}
+	}
+	if p50 := expNum(t, rows[1][8]); p50 < 60 {
+		t.Errorf("writes holding their locks 60 ms have a p50 of %v ms:\n%s", p50, r.stdout)
+	}
+	var doc struct {
+		Experiment  string
+		Steps       []string
+		Table       []map[string]any
+		Run         map[string]any
+		Experiments []map[string]any
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("--out is not JSON: %v", err)
+	}
+	if doc.Experiment != "lock-hold" || len(doc.Steps) != 2 || len(doc.Table) != 2 || len(doc.Experiments) != 2 || doc.Run["workload"] != "t1" {
+		t.Errorf("JSON: experiment %q, steps %v, %d rows, %d experiments, run %v", doc.Experiment, doc.Steps, len(doc.Table), len(doc.Experiments), doc.Run)
+	}
+	if doc.Table[1]["hold_ms"] != 60.0 || doc.Table[1]["timeout_pct"] == nil {
+		t.Errorf("JSON row %v", doc.Table[1])
+	}
+}
+
+func TestExperimentLockHoldSQLite(t *testing.T) {
+	expLockHold(t, "sqlite:"+filepath.Join(t.TempDir(), "e.db"))
+}
+
+func TestExperimentLockHoldServers(t *testing.T) {
+	srvEach(t, func(t *testing.T, s srvServer) { expLockHold(t, s.fresh(t)) })
+}
+
+func TestExperimentCompare(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "c.db")
+	out := filepath.Join(t.TempDir(), "c.json")
+	r := cliRun(t, "experiment", "compare", "--db", db, "--workload", "t1", "--workload", "t3", "--threads", "2",
+		"--warmup", "0", "--duration", "0.4", "--edges", "3000", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("experiment compare: %v", r)
+	}
+	if !strings.Contains(r.stdout, "t1 vs t3") || !strings.Contains(r.stdout, "% diff t3") {
+		t.Errorf("no comparison header:\n%s", r.stdout)
+	}
+	rows := expTableRows(r.stdout, regexp.MustCompile(`^(mean|p50|p99|obj\.|assoc\.|overall|lock-conflicted|unique|timeout|throughput)`))
+	if len(rows) != 10 {
+		t.Fatalf("%d metric rows, want 10:\n%s", len(rows), r.stdout)
+	}
+	mean := rows[0]
+	a, b := expNum(t, mean[3]), expNum(t, mean[4])
+	if a <= 0 || b <= 0 {
+		t.Fatalf("mean latencies %v and %v:\n%s", a, b, r.stdout)
+	}
+	// The printed latencies are rounded to µs; the difference is of the exact ones.
+	if d := expNum(t, mean[5]); d < 100*(b-a)/a-1 || d > 100*(b-a)/a+1 {
+		t.Errorf("%% diff %v, want (t3 - t1) / t1 = %.1f%%", d, 100*(b-a)/a)
+	}
+	b2, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Experiment string
+		Steps      []string
+		Table      []struct {
+			Metric  string
+			Values  []float64
+			DiffPct []*float64 `json:"diff_pct"`
+		}
+	}
+	if err := json.Unmarshal(b2, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Experiment != "compare" || strings.Join(doc.Steps, ",") != "t1,t3" || len(doc.Table) != 10 || len(doc.Table[0].Values) != 2 || len(doc.Table[0].DiffPct) != 1 {
+		t.Errorf("JSON: %+v", doc)
+	}
+}
+
+func TestExperimentBadInput(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "b.db")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"experiment"}, "name the experiment: lock-hold, precondition-wait or compare"},
+		{[]string{"experiment", "fanin"}, `unknown experiment "fanin"; use lock-hold, precondition-wait or compare`},
+		{[]string{"experiment", "lock-hold", "--db", db, "--holds", "0,5"}, `"5" is not a duration`},
+		{[]string{"experiment", "lock-hold", "--db", db, "--holds", "2m"}, "give holds from 0 to 1m0s"},
+		{[]string{"experiment", "lock-hold", "--db", db, "--threads", "0"}, "--threads 0: give 1 to"},
+		{[]string{"experiment", "lock-hold", "--db", db, "--timeout", "-1s"}, `invalid value "-1s" for flag -timeout`},
+		{[]string{"experiment", "lock-hold", "--db", db, "--out", "/nonexistent/dir/x.json"}, "its directory does not exist"},
+		{[]string{"experiment", "compare", "--db", db, "--workload", "t1"}, "give two or more --workload flags"},
+		{[]string{"experiment", "compare", "--db", db, "--workload", "t1", "--workload", "nosuch"}, "nosuch"},
+		{[]string{"experiment", "lock-hold", "--db", "postgres://u:s3cret@127.0.0.1:1/x", "--duration", "0.1"}, "xxxxx"},
+	} {
+		r := cliRun(t, c.args...)
+		if r.code != exitBadInput || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: want exit %d and %q:\n%v", c.args, exitBadInput, c.want, r)
+		}
+		if strings.Contains(r.stderr+r.stdout, "s3cret") {
+			t.Errorf("%v: the password is printed:\n%v", c.args, r)
+		}
+	}
+}
+
+func TestExperimentPreconditionWait(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "p.db")
+	out := filepath.Join(t.TempDir(), "p.json")
+	r := cliRun(t, "experiment", "precondition-wait", "--db", db, "--waits", "0,30ms", "--threads", "4",
+		"--warmup", "0", "--duration", "0.6", "--edges", "3000", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("experiment precondition-wait: %v", r)
+	}
+	rows := expTableRows(r.stdout, regexp.MustCompile(`^(0s|30ms)$`))
+	if len(rows) != 2 || len(rows[0]) != 5 {
+		t.Fatalf("want a row per wait of 5 cells:\n%s", r.stdout)
+	}
+	for _, row := range rows {
+		n, failed := expNum(t, row[1]), expNum(t, row[2])
+		if n <= 0 || failed > n {
+			t.Errorf("wait %s: %v preconditioned writes, %v failed:\n%s", row[0], n, failed, r.stdout)
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Experiment string
+		Table      []map[string]any
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || doc.Experiment != "precondition-wait" || len(doc.Table) != 2 || doc.Table[1]["wait_ms"] != 30.0 {
+		t.Errorf("JSON: %v %+v", err, doc)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--waits", "0,30ms,30ms"}, "gives 30ms twice"},
+		{[]string{"--workload", "t1"}, "draws no write_version or read_version precondition"},
+	} {
+		r := cliRun(t, append([]string{"experiment", "precondition-wait", "--db", db}, c.args...)...)
+		if r.code != exitBadInput || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%v: want exit %d and %q:\n%v", c.args, exitBadInput, c.want, r)
+		}
+	}
+}

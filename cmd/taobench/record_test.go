@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+)
+
+// sqliteCount runs a COUNT query on an SQLite file taobench wrote.
+func sqliteCount(t *testing.T, path, query string) int64 {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int64
+	if err := db.QueryRow(query).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return n
+}
+
+// TestCLIExperimentsDrawTheirOwnStreams: two identical experiments of one
+// run create distinct objects (before, the second's obj_adds overwrote the
+// first's "new" ids), and two runs print different request seeds.
+func TestCLIExperimentsDrawTheirOwnStreams(t *testing.T) {
+	cliHome(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.db")
+	db := "sqlite:" + path
+	wfile := filepath.Join(dir, "adds.workload")
+	if err := os.WriteFile(wfile, []byte("operations write:1\nwrite_operation_types obj_add:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	exps := filepath.Join(dir, "exps.txt")
+	if err := os.WriteFile(exps, []byte("1,0,1\n1,0,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := cliRun(t, "load", "--db", db, "--edges", "2000"); r.code != 0 {
+		t.Fatalf("load: %v", r)
+	}
+	out := filepath.Join(dir, "r.json")
+	r := cliRun(t, "run", "--db", db, "--workload", wfile, "--experiments", exps, "--out", out)
+	if r.code != 0 {
+		t.Fatalf("run: %v", r)
+	}
+	doc := cliReadJSON(t, out)
+	var adds float64
+	for _, e := range doc.Experiments {
+		adds += cliNum(t, e, "outcomes", "ok")
+	}
+	created := sqliteCount(t, path, "SELECT COUNT(*) FROM objects WHERE (id >> 56) & 1 = 1")
+	overwritten := sqliteCount(t, path, "SELECT COUNT(*) FROM objects WHERE (id >> 56) & 1 = 1 AND version > 1")
+	if adds < 100 || float64(created) != adds || overwritten != 0 {
+		t.Errorf("%v obj_adds made %d new objects, %d of them overwritten: every experiment must create ids of its own", adds, created, overwritten)
+	}
+
+	seeds := map[string]bool{}
+	re := regexp.MustCompile(`give --seed (\d+) to repeat them`)
+	for range 2 {
+		r := cliRun(t, "run", "--db", db, "--threads", "1", "--warmup", "0", "--duration", "0.2")
+		m := re.FindStringSubmatch(r.stderr)
+		if r.code != 0 || m == nil {
+			t.Fatalf("run: no request seed printed\n%v", r)
+		}
+		seeds[m[1]] = true
+	}
+	if len(seeds) != 2 {
+		t.Errorf("two runs in a row drew the same request seed %v", seeds)
+	}
+}
+
+// TestCLIInterruptedLoad: a load cut short is recorded as loading; run and
+// validate refuse it and say how to resume; check reports it; the same
+// load again resumes it, and then everything holds.
+func TestCLIInterruptedLoad(t *testing.T) {
+	cliHome(t)
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "l.db")
+	args := []string{"load", "--db", db, "--edges", "600000", "--load-threads", "1"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout cliSyncBuffer
+	stderr := newCLISyncBuffer("load: ")
+	done := make(chan int, 1)
+	go func() { done <- realMain(ctx, args, &stdout, stderr) }()
+	select {
+	case <-stderr.seen:
+	case code := <-done:
+		t.Fatalf("the load ended (exit %d) before it reported progress:\n%s", code, stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no progress within 60 s:\n%s", stderr.String())
+	}
+	cancel()
+	if code := <-done; code != 130 {
+		t.Fatalf("interrupted load: exit %d, want 130\n%s", code, stderr.String())
+	}
+
+	r := cliRun(t, "run", "--db", db, "--warmup", "0", "--duration", "0.2")
+	if r.code != 2 || strings.Contains(r.stderr, "experiment 1") || !strings.Contains(r.stderr, "interrupted load") ||
+		!strings.Contains(r.stderr, "taobench load --workload o --edges 600000 --seed 1") || !strings.Contains(r.stderr, "--drop") {
+		t.Errorf("run on an interrupted load: want exit 2 before any experiment, saying how to resume or start over\n%v", r)
+	}
+	if strings.Contains(r.stderr, "holds no graph yet") {
+		t.Errorf("run topped up an interrupted load with another graph\n%v", r)
+	}
+	r = cliRun(t, "check", "--db", db)
+	if r.code != 1 || !strings.Contains(r.stdout, "the load is complete") {
+		t.Errorf("check of an interrupted load: want exit 1 and the violation named\n%v", r)
+	}
+
+	r = cliRun(t, args...)
+	if r.code != 0 || !strings.Contains(r.stderr, "resuming it") {
+		t.Fatalf("the same load again: want it resumed\n%v", r)
+	}
+	if r := cliRun(t, "check", "--db", db); r.code != 0 || !strings.Contains(r.stdout, "every invariant holds") {
+		t.Errorf("check after the resumed load: %v", r)
+	}
+	if r := cliRun(t, "run", "--db", db, "--threads", "2", "--warmup", "0", "--duration", "0.3"); r.code != 0 {
+		t.Errorf("run after the resumed load: %v", r)
+	}
+	r = cliRun(t, "info", "--db", db)
+	for _, want := range []string{"graph of workload", "600000", "complete", "run numbers reserved  1"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("info lacks %q\n%v", want, r)
+		}
+	}
+}
+
+// TestCLICheckNoGraph: check and info of a database with no graph say so
+// in one line, exit 2.
+func TestCLICheckNoGraph(t *testing.T) {
+	cliHome(t)
+	db := "sqlite:" + filepath.Join(t.TempDir(), "empty.db")
+	for _, cmd := range []string{"check", "info"} {
+		r := cliRun(t, cmd, "--db", db)
+		if errs := cliErrorLines(r.stderr); r.code != 2 || len(errs) != 1 || !strings.Contains(errs[0], "holds no taobench graph") {
+			t.Errorf("%s of an empty database: want exit 2 and one line\n%v", cmd, r)
+		}
+	}
+}
+
+// TestRedactArgsOddPasswords: a password holding / ? # or @ is masked in
+// driver messages too, not only by store.Redact.
+func TestRedactArgsOddPasswords(t *testing.T) {
+	for _, pw := range []string{"12/45", "a?b", "c#d", "e@f", "g:h/i"} {
+		raw := "postgres://u:" + pw + "@db.example:5432/bench"
+		msg := redactArgs("connect "+raw+": refused (password "+pw+")", []string{"run", "--db", raw})
+		if strings.Contains(msg, pw) {
+			t.Errorf("password %q shows in %q", pw, msg)
+		}
+	}
+}

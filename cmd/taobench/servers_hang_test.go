@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestServerHang: the server stops answering in the middle of a run, its
+// connections open (a proxy that stops forwarding). The command ends
+// within the drain and a second after the experiment, its results written
+// and the requests the hang caught counted as timeouts; closing the
+// connections to the hung server does not hold it.
+func TestServerHang(t *testing.T) {
+	srvEach(t, func(t *testing.T, s srvServer) {
+		dbURL := s.fresh(t)
+		srvLoad(t, dbURL, "o", 2000)
+		u, err := url.Parse(dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := newSrvProxy(t, u.Host)
+		u.Host = p.addr
+
+		const duration, drain = 2 * time.Second, time.Second
+		out := filepath.Join(t.TempDir(), "out.json")
+		stdout, stderr := newCLISyncBuffer(""), newCLISyncBuffer("experiment 1 of 1")
+		args := []string{"run", "--db", u.String(), "--threads", "4", "--warmup", "0",
+			"--duration", duration.String(), "--drain", drain.String(), "--out", out}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		done := make(chan int, 1)
+		go func() { done <- realMain(ctx, args, stdout, stderr) }()
+		select {
+		case <-stderr.seen:
+		case code := <-done:
+			t.Fatalf("the run ended before its experiment started: exit %d\n%s%s", code, stdout, stderr)
+		}
+		started := time.Now()
+		time.Sleep(duration / 2)
+		p.stall()
+		var code int
+		select {
+		case code = <-done:
+		case <-time.After(time.Minute):
+			t.Fatalf("still running a minute after the hang:\n%s", stderr)
+		}
+		took := time.Since(started)
+		r := srvResult{args, code, stdout.String(), stderr.String()}
+		// The experiment starts just after it is announced; allow 0.5 s
+		// for the announcement to reach the test on a busy machine.
+		if limit := duration + drain + time.Second + 500*time.Millisecond; took > limit {
+			t.Errorf("the command returned %v after the experiment began, more than the experiment, the drain and a second (%v)\n%s", took, limit, r)
+		}
+		doc, raw := srvReadJSON(t, out)
+		if len(doc.Experiments) != 1 {
+			t.Fatalf("%d experiments in the JSON\n%s", len(doc.Experiments), raw)
+		}
+		e := doc.Experiments[0]
+		srvConsistent(t, "hang", e)
+		if e.Outcomes["timeout"] == 0 || e.Outcomes["ok"] == 0 {
+			t.Errorf("want requests done before the hang and timeouts after: ok %d, timeout %d\n%s", e.Outcomes["ok"], e.Outcomes["timeout"], r)
+		}
+		if want := map[bool]int{false: 0, true: 3}[e.Lost.Count*100 > e.Ops]; code != want {
+			t.Errorf("lost %d of %d requests: exit %d, want %d\n%s", e.Lost.Count, e.Ops, code, want, r)
+		}
+		if !strings.Contains(r.stderr, "results written to "+out) {
+			t.Errorf("stderr does not say where the results went:\n%s", r.stderr)
+		}
+		t.Logf("%s: returned %.2fs after the experiment began; %s; timeouts %d", s.kind, took.Seconds(), srvShares(e), e.Outcomes["timeout"])
+	})
+}

@@ -1,0 +1,137 @@
+package fidelity
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/taobench/taobench/gen"
+	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/workload"
+)
+
+// Tolerances. A share passes when it is within ShareTolerance of its
+// target, widened to four standard errors when too few requests were seen
+// to tell that closely; a mean passes within MeanTolerance of its target,
+// relative. Fewer than MinObservations leave a row skipped.
+const (
+	ShareTolerance  = 0.02
+	MeanTolerance   = 0.25
+	MinObservations = 50
+)
+
+// Verdicts of a row.
+const (
+	Pass    = "pass"
+	Fail    = "FAIL"
+	Skipped = "skipped"
+)
+
+// Row is one figure: its target, what was observed and the verdict.
+type Row struct {
+	Figure    string  `json:"figure"`
+	Target    float64 `json:"target"`
+	Observed  float64 `json:"observed"`
+	Tolerance float64 `json:"tolerance"` // absolute, in the figure's unit
+	N         int64   `json:"n"`         // observations behind Observed
+	P         float64 `json:"p_value"`   // chi-square rows only; -1 otherwise
+	Verdict   string  `json:"verdict"`
+	Note      string  `json:"note,omitempty"`
+}
+
+// share makes a row of an observed share hits/n against target.
+func share(figure string, target float64, hits, n int64, note string) Row {
+	r := Row{Figure: figure, Target: target, N: n, P: -1, Note: note}
+	if n > 0 {
+		r.Observed = float64(hits) / float64(n)
+	}
+	r.Tolerance = math.Max(ShareTolerance, 4*math.Sqrt(target*(1-target)/math.Max(float64(n), 1)))
+	r.Verdict = verdict(n, math.Abs(r.Observed-target) <= r.Tolerance)
+	return r
+}
+
+// atLeast makes a row that passes when the observed share is at least target.
+func atLeast(figure string, target float64, hits, n int64, note string) Row {
+	r := share(figure, target, hits, n, note)
+	r.Verdict = verdict(n, r.Observed >= target-r.Tolerance)
+	return r
+}
+
+func verdict(n int64, ok bool) string {
+	switch {
+	case n < MinObservations:
+		return Skipped
+	case ok:
+		return Pass
+	}
+	return Fail
+}
+
+// Compare sets what c counted beside the plan's targets t for workload w.
+// A figure whose target is Natural, or which w never exercises, is left out.
+func Compare(w *workload.Workload, t gen.Targets, c *Counters) []Row {
+	var rows []Row
+	if t.EdgeHitRate != workload.Natural && c.PointReads > 0 {
+		rows = append(rows, share("edge_point_read finds an edge", t.EdgeHitRate, c.PointHits, c.PointReads, "TAO: 19.6%"))
+	}
+	if c.RangeReads > 0 {
+		if t.RangeNonEmpty != workload.Natural {
+			rows = append(rows, share("edge_range_read returns edges", t.RangeNonEmpty, c.RangeNonEmpty, c.RangeReads, "TAO: 31.0%"))
+		}
+		note := fmt.Sprintf("workload target %.3f, graph expectation at correlation %.4f", w.RangeSizeOne, t.Correlation)
+		if !t.SizeOneReached {
+			note = fmt.Sprintf("the graph cannot reach the workload's %.3f at any correlation; target is the nearest, at correlation %.4f", w.RangeSizeOne, t.Correlation)
+		}
+		rows = append(rows, share("non-empty ranges of 1 edge", t.RangeSizeOne, c.RangeSizes[0], c.RangeNonEmpty, note))
+		mean := Row{Figure: "rows per edge_range_read (mean)", Target: t.MeanRangeRows, N: c.RangeReads, P: -1,
+			Note: fmt.Sprintf("graph expectation at limit %d", w.RangeLimit)}
+		mean.Observed = float64(c.RangeRows) / float64(c.RangeReads)
+		mean.Tolerance = MeanTolerance * t.MeanRangeRows
+		mean.Verdict = verdict(c.RangeReads, math.Abs(mean.Observed-t.MeanRangeRows) <= mean.Tolerance)
+		rows = append(rows, mean)
+	}
+	if c.CountReads > 0 && t.RangeNonEmpty != workload.Natural {
+		rows = append(rows, share("edge_count_read counts edges", t.RangeNonEmpty, c.CountNonEmpty, c.CountReads, "range_nonempty"))
+	}
+	if c.TimeReads > 0 && t.TimeRangeNonEmpty != workload.Natural {
+		rows = append(rows, share("edge_time_read returns edges", t.TimeRangeNonEmpty, c.TimeNonEmpty, c.TimeReads, "TAO: 1.9%"))
+	}
+	if n := c.Txns[tao.WriteTxn]; n > 0 {
+		rows = append(rows, share("write transactions spanning shards", t.MultiShardWriteTxns, c.MultiShard[tao.WriteTxn], n, "TAOBench §3.3: 28.7%"))
+	}
+	if n := c.Txns[tao.ReadTxn]; n > 0 {
+		rows = append(rows, share("read transactions spanning shards", t.MultiShardReadTxns, c.MultiShard[tao.ReadTxn], n, ""))
+	}
+	if c.Adds > 0 {
+		rows = append(rows, share("edge_add inserting a new association", t.EdgeAddNew, c.AddsNew, c.Adds, "as the database reported"))
+	}
+	if c.VersionDrawn > 0 {
+		rows = append(rows, atLeast("write_version draws that became checks", 0.95, c.VersionChecked, c.VersionDrawn,
+			"at least; the rest found no remembered read of that kind (early in the run)"))
+	}
+	var all, failed int64
+	for cl := range c.Outcomes {
+		for o, n := range c.Outcomes[cl] {
+			all += n
+			// Injected failures are the workload's (errors, txn_errors).
+			if tao.Outcome(o).Failed() && !tao.Outcome(o).IsInjected() {
+				failed += n
+			}
+		}
+	}
+	r := share("requests lost to errors, timeouts, conflicts", 0, failed, all, "a figure of the database, not the workload: should be 0")
+	r.Tolerance = 0.01
+	r.Verdict = verdict(all, r.Observed <= r.Tolerance)
+	rows = append(rows, r)
+	return rows
+}
+
+// Failed returns the rows whose verdict is Fail.
+func Failed(rows []Row) []Row {
+	var f []Row
+	for _, r := range rows {
+		if r.Verdict == Fail {
+			f = append(f, r)
+		}
+	}
+	return f
+}

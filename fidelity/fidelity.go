@@ -1,0 +1,185 @@
+// Package fidelity checks a run against the workload it was meant to be:
+// clients count what the database returned and wrote (edge-read hits, list
+// sizes, shards per transaction, new rows, preconditions that became real
+// checks, outcomes), and Compare sets each figure beside its target with a
+// stated tolerance. docs/results.md defines every figure.
+//
+// Counting is per client, with no lock: a client owns its Counters and the
+// runner merges them when the experiment ends.
+package fidelity
+
+import (
+	"math/bits"
+
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/tao"
+)
+
+// SizeBuckets is the number of range-size buckets: bucket b holds sizes in
+// [2^b, 2^(b+1)), so bucket 0 is exactly one edge.
+const SizeBuckets = 24
+
+// Counters are what one or more clients saw the database do. Only
+// requests started in the measured window are counted.
+type Counters struct {
+	PointReads          int64                                  `json:"point_reads"`          // edge_point_read ops
+	PointHits           int64                                  `json:"point_hits"`           // of those, found the edge
+	RangeReads          int64                                  `json:"range_reads"`          // edge_range_read ops
+	RangeNonEmpty       int64                                  `json:"range_nonempty"`       // of those, returned rows
+	RangeRows           int64                                  `json:"range_rows"`           // rows all range reads returned
+	RangeSizes          [SizeBuckets]int64                     `json:"range_sizes_log2"`     // non-empty ranges by size bucket
+	CountReads          int64                                  `json:"count_reads"`          // edge_count_read ops
+	CountNonEmpty       int64                                  `json:"count_nonempty"`       // of those, counted above 0
+	TimeReads           int64                                  `json:"time_reads"`           // edge_time_read ops
+	TimeNonEmpty        int64                                  `json:"time_nonempty"`        // of those, returned rows
+	Txns                [tao.NumClasses]int64                  `json:"txns"`                 // by class: read_txn and write_txn
+	MultiShard          [tao.NumClasses]int64                  `json:"multi_shard"`          // of those, spanning shards
+	Adds                int64                                  `json:"edge_adds"`            // edge_add ops that committed
+	AddsNew             int64                                  `json:"edge_adds_new"`        // of those, inserted a new row
+	NoopWrites          int64                                  `json:"noop_writes"`          // committed updates and deletes that found no row
+	VersionDrawn        int64                                  `json:"version_drawn"`        // write_version predicates drawn
+	VersionChecked      int64                                  `json:"version_checked"`      // of those, became a check
+	Outcomes            [tao.NumClasses][tao.NumOutcomes]int64 `json:"outcomes_by_class"`    // [class][outcome]
+	PreconditionChecked int64                                  `json:"requests_with_checks"` // requests that carried a check
+	PreconditionFailed  int64                                  `json:"precondition_failed"`  // of those, failed on a check
+	UniqueAdds          int64                                  `json:"unique_adds"`          // adds of unique types that committed or were refused
+	UniqueAddsRejected  int64                                  `json:"unique_adds_rejected"` // of those, refused: the association exists
+}
+
+// Observe counts one finished request. It reads what the store filled in
+// res: Found and Rows of each op, and the outcome.
+func (c *Counters) Observe(req *tao.Request, res *tao.Result) {
+	if req.Class >= tao.NumClasses || res.Outcome >= tao.NumOutcomes {
+		return
+	}
+	c.Outcomes[req.Class][res.Outcome]++
+	if req.Class == tao.ReadTxn || req.Class == tao.WriteTxn {
+		c.Txns[req.Class]++
+		if spans(req.Ops) {
+			c.MultiShard[req.Class]++
+		}
+	}
+	for _, p := range req.Predicates {
+		// A version check cannot apply to a request that only adds.
+		if p == tao.PredWriteVersion && !onlyAdds(req.Ops) {
+			c.VersionDrawn++
+		}
+	}
+	for i := range req.Checks {
+		if req.Checks[i].Pred == tao.PredWriteVersion {
+			c.VersionChecked++
+		}
+	}
+	if len(req.Checks) > 0 {
+		c.PreconditionChecked++
+		if res.Outcome == tao.PreconditionFailed {
+			c.PreconditionFailed++
+		}
+	}
+	answered := res.Outcome == tao.OK || res.Outcome == tao.NotFound
+	committed := res.Outcome == tao.OK
+	for i := range min(len(req.Ops), len(res.Ops)) {
+		op, r := &req.Ops[i], &res.Ops[i]
+		if op.Kind == tao.EdgeAdd && op.Type.IsUnique() {
+			switch res.Outcome {
+			case tao.OK:
+				c.UniqueAdds++
+			case tao.UniqueViolation:
+				c.UniqueAdds++
+				c.UniqueAddsRejected++
+			}
+		}
+		if !answered {
+			continue
+		}
+		switch op.Kind {
+		case tao.EdgePointRead:
+			c.PointReads++
+			c.PointHits += b2i(r.Found)
+		case tao.EdgeRangeRead:
+			c.RangeReads++
+			c.RangeRows += int64(r.Rows)
+			if r.Rows > 0 {
+				c.RangeNonEmpty++
+				c.RangeSizes[min(bits.Len(uint(r.Rows))-1, SizeBuckets-1)]++
+			}
+		case tao.EdgeCountRead:
+			c.CountReads++
+			c.CountNonEmpty += b2i(r.Rows > 0)
+		case tao.EdgeTimeRead:
+			c.TimeReads++
+			c.TimeNonEmpty += b2i(r.Rows > 0)
+		case tao.EdgeAdd:
+			if committed {
+				c.Adds++
+				c.AddsNew += b2i(!r.Found)
+			}
+		case tao.ObjUpdate, tao.ObjDelete, tao.EdgeUpdate, tao.EdgeDelete:
+			if committed && !r.Found {
+				c.NoopWrites++
+			}
+		}
+	}
+}
+
+func onlyAdds(ops []tao.Op) bool {
+	for i := range ops {
+		if k := ops[i].Kind; k != tao.ObjAdd && k != tao.EdgeAdd {
+			return false
+		}
+	}
+	return true
+}
+
+// spans reports whether ops touch keys of more than one shard (the shard
+// of each key's id1; the inverse of a bidirectional edge is not counted).
+func spans(ops []tao.Op) bool {
+	for i := 1; i < len(ops); i++ {
+		if graph.ShardOf(ops[i].ID1) != graph.ShardOf(ops[0].ID1) {
+			return true
+		}
+	}
+	return false
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Merge adds o to c.
+func (c *Counters) Merge(o *Counters) {
+	if o == nil {
+		return
+	}
+	c.PointReads += o.PointReads
+	c.PointHits += o.PointHits
+	c.RangeReads += o.RangeReads
+	c.RangeNonEmpty += o.RangeNonEmpty
+	c.RangeRows += o.RangeRows
+	for i := range c.RangeSizes {
+		c.RangeSizes[i] += o.RangeSizes[i]
+	}
+	c.CountReads += o.CountReads
+	c.CountNonEmpty += o.CountNonEmpty
+	c.TimeReads += o.TimeReads
+	c.TimeNonEmpty += o.TimeNonEmpty
+	for i := range c.Txns {
+		c.Txns[i] += o.Txns[i]
+		c.MultiShard[i] += o.MultiShard[i]
+		for j := range c.Outcomes[i] {
+			c.Outcomes[i][j] += o.Outcomes[i][j]
+		}
+	}
+	c.Adds += o.Adds
+	c.AddsNew += o.AddsNew
+	c.NoopWrites += o.NoopWrites
+	c.VersionDrawn += o.VersionDrawn
+	c.VersionChecked += o.VersionChecked
+	c.PreconditionChecked += o.PreconditionChecked
+	c.PreconditionFailed += o.PreconditionFailed
+	c.UniqueAdds += o.UniqueAdds
+	c.UniqueAddsRejected += o.UniqueAddsRejected
+}

@@ -1,0 +1,92 @@
+package fidelity
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/validate"
+	"github.com/taobench/taobench/workload"
+)
+
+// SizeTolerance is how far, relative, the rows a load wrote may be from
+// the graph's size (load --edges N writes N forward edges within 1%).
+const SizeTolerance = 0.01
+
+// GraphRows sets what the database holds beside the graph g of workload w
+// (the workload it was loaded with): its size, the stored association
+// types, the shards of their targets, the placement of objects. A
+// distribution row passes when its chi-square p-value is at least
+// validate.Alpha. Rows written by runs since the load count too.
+func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory) []Row {
+	var rows []Row
+	var fwd int64
+	var byCat [tao.NumEdgeCategories]int64
+	for base, n := range inv.EdgesByBase {
+		fwd += n
+		if c, ok := tao.EdgeType(base).Category(); ok {
+			byCat[c] += n
+		}
+	}
+	var objects int64
+	for _, n := range inv.Objects {
+		objects += n
+	}
+	size := Row{Figure: "forward edges stored", Target: float64(g.Edges()), Observed: float64(fwd), N: fwd, P: -1,
+		Tolerance: SizeTolerance * float64(g.Edges()), Note: "load --edges; runs since the load add and delete"}
+	size.Verdict = verdict(fwd, math.Abs(size.Observed-size.Target) <= size.Tolerance)
+	rows = append(rows, size)
+	nodes := Row{Figure: "objects loaded", Target: float64(g.Nodes()), Observed: float64(objects), N: objects, P: -1,
+		Note: fmt.Sprintf("%d created by runs besides", inv.NewObjects)}
+	nodes.Verdict = verdict(objects, objects == g.Nodes())
+	rows = append(rows, nodes)
+	mean := Row{Figure: "forward edges per object (mean outdegree)", Target: g.ExpectedEdges() / float64(g.Nodes()),
+		N: objects, P: -1, Note: "outdegree as placed, less empty slots"}
+	if objects > 0 {
+		mean.Observed = float64(fwd) / float64(objects)
+	}
+	mean.Tolerance = SizeTolerance * 2 * mean.Target
+	mean.Verdict = verdict(objects, math.Abs(mean.Observed-mean.Target) <= mean.Tolerance)
+	rows = append(rows, mean)
+
+	cats := make([]int64, tao.NumEdgeCategories)
+	catW := make([]float64, tao.NumEdgeCategories)
+	for c := range tao.NumEdgeCategories {
+		cats[c], catW[c] = byCat[c], g.CategoryShare(c)
+	}
+	rows = append(rows, chi("stored edge types vs edge_types", cats, catW, "chi-square over every stored forward edge"))
+	shards := make([]int64, g.Shards())
+	for s, n := range inv.EdgesByShard2 {
+		if s >= 0 && s < len(shards) {
+			shards[s] = n
+		}
+	}
+	rows = append(rows, chi("stored id2 shards vs remote_shards", shards, w.RemoteShards.Weights, "chi-square"))
+	placed := make([]int64, g.Shards())
+	for s, n := range inv.Objects {
+		if s >= 0 && s < len(placed) {
+			placed[s] = n
+		}
+	}
+	rows = append(rows, chi("objects per shard vs primary_shards", placed, w.PrimaryShards.Weights, "data placed as requests go: even per-key access"))
+	return rows
+}
+
+// chi makes a chi-square row: Target is the p-value a pass needs,
+// Observed the p-value.
+func chi(figure string, obs []int64, weights []float64, note string) Row {
+	var n int64
+	for _, x := range obs {
+		n += x
+	}
+	c2, df, p, _ := validate.ChiSquare(obs, weights)
+	r := Row{Figure: figure, Target: validate.Alpha, Observed: p, N: n, P: p,
+		Note: fmt.Sprintf("%s: chi2 %.1f, df %d", note, c2, df)}
+	r.Verdict = verdict(n, df >= 1 && p >= validate.Alpha)
+	if df < 1 {
+		r.Verdict = Skipped
+	}
+	return r
+}

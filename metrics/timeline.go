@@ -1,0 +1,181 @@
+package metrics
+
+import (
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/taobench/taobench/tao"
+)
+
+// SecondSigFigs is the precision of the per-second histograms: one
+// significant digit (16 sub-buckets per power of two, values within 1/16 of
+// the bucket's), 3.8 KB per class and second, against 3 digits and
+// about 190 KB for the experiment's own series.
+const SecondSigFigs = 1
+
+// second is one second of the time series: requests by class and final
+// outcome, their latencies per class and the overall contention counts.
+type second struct {
+	reqs           [tao.NumClasses][tao.NumOutcomes]int64
+	h              [tao.NumClasses]*hdrhistogram.Histogram // nil until the first sample
+	writeRequests  int64                                   // write and write_txn requests
+	lockConflicted int64                                   // of those, with a lock-conflict attempt
+}
+
+// series is a time series by second of request start: measured[i] is
+// second i of the measured window, warmup[i] second -(i+1) (the warmup's
+// last second is -1). Seconds are allocated on their first sample.
+type series struct {
+	measured, warmup []*second
+	// The second of the last sample, which the next one is most likely in.
+	last       *second
+	lastAt     time.Duration // its start, as an offset like Sample.At
+	lastWarmup bool
+}
+
+// index returns the series' slice and position of a sample's second.
+func (t *series) at(x *Sample) *second {
+	if t.last != nil && x.Warmup == t.lastWarmup && x.At >= t.lastAt && x.At < t.lastAt+time.Second {
+		return t.last
+	}
+	list := &t.measured
+	var i int
+	if x.Warmup {
+		list = &t.warmup
+		i = int(min(max(-x.At-1, 0)/time.Second, maxLostSeconds))
+	} else {
+		i = int(min(max(x.At, 0)/time.Second, maxLostSeconds))
+	}
+	for len(*list) <= i {
+		*list = append(*list, nil)
+	}
+	if (*list)[i] == nil {
+		(*list)[i] = &second{}
+	}
+	t.last, t.lastWarmup = (*list)[i], x.Warmup
+	t.lastAt = time.Duration(i) * time.Second
+	if x.Warmup {
+		t.lastAt = -time.Duration(i+1) * time.Second
+	}
+	if x.At < 0 != x.Warmup || i == maxLostSeconds {
+		t.last = nil // clamped: never a hit
+	}
+	return (*list)[i]
+}
+
+func (t *series) add(x *Sample) {
+	if x.Class >= tao.NumClasses || x.Outcome >= tao.NumOutcomes {
+		return
+	}
+	s := t.at(x)
+	s.reqs[x.Class][x.Outcome]++
+	if s.h[x.Class] == nil {
+		s.h[x.Class] = hdrhistogram.New(lowestUS, highestUS, SecondSigFigs)
+	}
+	_ = s.h[x.Class].RecordValue(min(max(int64(x.Latency), 0)/1000, highestUS))
+	if x.Class == tao.Write || x.Class == tao.WriteTxn {
+		s.writeRequests++
+		s.lockConflicted += b2i(x.ObjectConflicts > 0 || x.AssocConflicts > 0)
+	}
+}
+
+func (s *second) merge(o *second) {
+	for c := range s.reqs {
+		for k := range s.reqs[c] {
+			s.reqs[c][k] += o.reqs[c][k]
+		}
+		if o.h[c] == nil {
+			continue
+		}
+		if s.h[c] == nil {
+			s.h[c] = o.h[c].Clone()
+		} else {
+			s.h[c].Merge(o.h[c])
+		}
+	}
+	s.writeRequests += o.writeRequests
+	s.lockConflicted += o.lockConflicted
+}
+
+func mergeSeconds(dst *[]*second, src []*second) {
+	for len(*dst) < len(src) {
+		*dst = append(*dst, nil)
+	}
+	for i, o := range src {
+		if o == nil {
+			continue
+		}
+		if (*dst)[i] == nil {
+			(*dst)[i] = &second{}
+		}
+		(*dst)[i].merge(o)
+	}
+}
+
+func (t *series) merge(o *series) {
+	mergeSeconds(&t.measured, o.measured)
+	mergeSeconds(&t.warmup, o.warmup)
+}
+
+func (t *series) clone() series {
+	var c series // no last: it would point into t
+	c.merge(t)
+	return c
+}
+
+// Timeline collects the per-second series of several recorders in one
+// place, so its memory does not grow with the number of recorders: about
+// 15 KB per second of a four-class workload.
+type Timeline struct {
+	mu sync.Mutex
+	ts series
+}
+
+// NewTimeline returns an empty timeline.
+func NewTimeline() *Timeline { return &Timeline{} }
+
+// NewRecorderSharing returns an empty recorder whose per-second series go
+// to tl instead of its own summary: Snapshot then holds none, and
+// tl.Snapshot holds those of every recorder sharing tl.
+func NewRecorderSharing(tl *Timeline) *Recorder { return &Recorder{tl: tl} }
+
+func (t *Timeline) addBatch(samples []Sample) {
+	t.mu.Lock()
+	for i := range samples {
+		t.ts.add(&samples[i])
+	}
+	t.mu.Unlock()
+}
+
+// Snapshot returns a summary holding only the timeline's series, to be
+// merged into the recorders' summaries.
+func (t *Timeline) Snapshot() *Summary {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return &Summary{ts: t.ts.clone()}
+}
+
+// EachSecond calls fn for every second with requests, warmup first, in
+// order, and every class with requests in it, with the class's histogram of
+// that second (microseconds, SecondSigFigs digits). fn must not keep h.
+func (s *Summary) EachSecond(fn func(second int, warmup bool, c tao.Class, h *hdrhistogram.Histogram)) {
+	for i := len(s.ts.warmup) - 1; i >= 0; i-- {
+		eachClass(s.ts.warmup[i], -(i + 1), true, fn)
+	}
+	for i, sec := range s.ts.measured {
+		eachClass(sec, i, false, fn)
+	}
+}
+
+func eachClass(sec *second, n int, warmup bool, fn func(int, bool, tao.Class, *hdrhistogram.Histogram)) {
+	if sec == nil {
+		return
+	}
+	for c, h := range sec.h {
+		if h != nil && h.TotalCount() > 0 {
+			fn(n, warmup, tao.Class(c), h)
+		}
+	}
+}

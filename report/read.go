@@ -1,0 +1,103 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/taobench/taobench/fidelity"
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/tao"
+)
+
+// ReadJSON reads a document WriteJSON wrote back into results, exactly:
+// the summaries are rebuilt from the histograms and counters, not from the
+// rounded figures beside them. Errors say what is missing or wrong; a
+// document written before histograms were kept cannot be read.
+func ReadJSON(r io.Reader) (*result.Doc, error) {
+	var doc jsonDoc
+	dec := json.NewDecoder(r)
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("not a taobench results document: %v", err)
+	}
+	if doc.Run.Workload == "" {
+		return nil, fmt.Errorf("not a taobench results document: no run.workload")
+	}
+	out := &result.Doc{Run: &result.Run{
+		Database: doc.Run.Database, Workload: doc.Run.Workload, GraphWorkload: doc.Run.GraphWorkload,
+		GraphSeed: doc.Run.GraphSeed, Seed: doc.Run.Seed, Edges: doc.Run.Edges, Retries: doc.Run.Retries,
+		Started: doc.Run.Started, Version: doc.Run.Version, Revision: doc.Run.Revision, NotApplied: doc.Run.NotApplied,
+	}}
+	for i, x := range doc.Experiments {
+		e, err := experimentFromJSON(&x)
+		if err != nil {
+			return nil, fmt.Errorf("experiment %d: %w", i+1, err)
+		}
+		out.Experiments = append(out.Experiments, e)
+	}
+	return out, nil
+}
+
+func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
+
+func experimentFromJSON(x *jsonExperiment) (*result.Experiment, error) {
+	if x.Histograms == nil || x.Counters == nil {
+		return nil, fmt.Errorf("no histograms or counters: written by a taobench that kept only percentiles, so it cannot be merged exactly; run it again with this version")
+	}
+	d := &metrics.Data{Series: x.Histograms, Service: x.ServiceHistograms, Injected: x.InjectedHistograms,
+		Counters: *x.Counters, Timeline: x.Timeline}
+	var n int64
+	for o := range tao.NumOutcomes {
+		v, ok := x.Outcomes[o.String()]
+		if !ok {
+			return nil, fmt.Errorf("outcomes has no %s", o)
+		}
+		d.Outcomes[o] = v
+		n += v
+	}
+	if n != x.Ops {
+		return nil, fmt.Errorf("the outcomes add up to %d requests, ops says %d", n, x.Ops)
+	}
+	for _, l := range x.Lost.Timeline {
+		d.Lost = append(d.Lost, metrics.LostSecond(l))
+	}
+	sum, err := metrics.FromData(d)
+	if err != nil {
+		return nil, err
+	}
+	var open result.OpenLoop
+	if x.TargetRate < 0 || math.IsNaN(x.TargetRate) || math.IsInf(x.TargetRate, 0) {
+		return nil, fmt.Errorf("target_rate %v: want 0 (closed loop) or a positive rate", x.TargetRate)
+	}
+	if x.TargetRate > 0 {
+		open = result.OpenLoop{Rate: x.TargetRate, Arrival: x.Arrival, Scheduled: x.Scheduled, NotIssued: x.NotIssued}
+		if open.Scheduled < 0 || open.NotIssued < 0 || open.NotIssued > open.Scheduled {
+			return nil, fmt.Errorf("scheduled %d, not_issued %d: do not hang together", open.Scheduled, open.NotIssued)
+		}
+	}
+	if x.Overtime < 0 {
+		return nil, fmt.Errorf("overtime %d: negative", x.Overtime)
+	}
+	counts := x.Fidelity.Counts
+	if counts == nil {
+		counts = &fidelity.Counters{}
+	}
+	return &result.Experiment{
+		Threads:      x.Threads,
+		Warmup:       seconds(x.WarmupS),
+		Duration:     seconds(x.DurationS),
+		TotalRuntime: seconds(x.RuntimeS),
+		Measured:     seconds(x.MeasuredS),
+		Interrupted:  x.Interrupted,
+		Started:      x.Started,
+		Processes:    x.Processes,
+		Summary:      sum,
+		Fidelity:     x.Fidelity.Rows,
+		Counters:     counts,
+		OpenLoop:     open,
+		Overtime:     x.Overtime,
+	}, nil
+}

@@ -1,0 +1,100 @@
+// Package result holds what a run measured, as data of its own: run produces
+// it, and every reporter (text, JSON, merge; later HTML) consumes it, so run →
+// result ← report. docs/results.md defines every figure.
+package result
+
+import (
+	"time"
+
+	"github.com/taobench/taobench/fidelity"
+	"github.com/taobench/taobench/metrics"
+)
+
+// Experiment is the result of one experiment.
+type Experiment struct {
+	Threads          int
+	Warmup, Duration time.Duration // configured
+	TotalRuntime     time.Duration // wall time including warmup
+	Measured         time.Duration // measured window actually run (shorter if interrupted)
+	Interrupted      bool          // Ctrl-C ended it early
+	Started          time.Time     // when the experiment began
+	FirstRequest     time.Duration // from Started to the first request issued
+	// Processes is the number of driver processes whose results were
+	// merged into this one; 0 and 1 both mean a single run.
+	Processes int
+	Summary   *metrics.Summary
+	// Fidelity sets what the database returned beside the workload's
+	// targets; Counters are the raw counts behind it.
+	Fidelity []fidelity.Row
+	Counters *fidelity.Counters
+	// OpenLoop describes the target rate; zero in closed loop.
+	OpenLoop OpenLoop
+	// Overtime counts measured requests that started later than intended
+	// by more than the runner's tolerance; always 0 in closed loop.
+	Overtime int64
+}
+
+// OpenLoop is the target rate of an open-loop experiment and how much of
+// its schedule the clients issued.
+type OpenLoop struct {
+	Rate      float64 // target, requests per second; 0: closed loop
+	Arrival   string  // "poisson" or "uniform"
+	Scheduled int64   // intended starts in the measured window
+	NotIssued int64   // of those, never issued: every client was busy until the end
+}
+
+// Reached reports whether the clients issued the schedule: at most 1% of
+// the requests scheduled in the measured window were left unissued.
+// Closed loop has no target and always reaches it.
+func (o OpenLoop) Reached() bool {
+	return o.Rate == 0 || float64(o.NotIssued) <= 0.01*float64(o.Scheduled)
+}
+
+// Arrivals is "closed" in closed loop, else the arrival process.
+func (o OpenLoop) Arrivals() string {
+	if o.Rate == 0 {
+		return "closed"
+	}
+	return o.Arrival
+}
+
+// Run is what all experiments of a run share.
+type Run struct {
+	Database      string // already redacted by the caller
+	Workload      string // of the requests
+	GraphWorkload string // the graph was loaded with
+	GraphSeed     uint64
+	Seed          uint64 // of the requests
+	Edges         int64
+	Retries       int
+	Started       time.Time
+	Version       string // taobench's module version
+	Revision      string // the commit taobench was built from; "unknown" without VCS data
+	NotApplied    []string
+}
+
+// Doc is a whole run: what its experiments share, and each experiment's
+// result, in order.
+type Doc struct {
+	Run         *Run
+	Experiments []*Experiment
+}
+
+// Sum returns the experiment's summary; never nil.
+func (e *Experiment) Sum() *metrics.Summary {
+	if e.Summary == nil {
+		return metrics.NewSummary()
+	}
+	return e.Summary
+}
+
+// Throughput is requests per second of the measured window.
+func (e *Experiment) Throughput() float64 {
+	if e.Measured <= 0 {
+		return 0
+	}
+	return float64(e.Sum().Requests()) / e.Measured.Seconds()
+}
+
+// Procs is the number of driver processes the result holds (at least 1).
+func (e *Experiment) Procs() int { return max(e.Processes, 1) }

@@ -1,0 +1,271 @@
+package run
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/store/null"
+	"github.com/taobench/taobench/tao"
+)
+
+// TestPacerExponential: the Poisson pacer's inter-arrival times follow the
+// exponential distribution of mean 1/rate. The schedule is a pure function
+// of the seed, so the test is deterministic: a Kolmogorov-Smirnov statistic
+// of 100,000 gaps below the 1% critical value (1.628/√n), and the mean
+// within 1%.
+func TestPacerExponential(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3} {
+		const n, rate = 100000, 5000.0
+		p := NewPacer(Poisson, rate, seed)
+		gaps := make([]float64, n)
+		prev := time.Duration(0)
+		sum := 0.0
+		for i := range gaps {
+			at := p.Next()
+			if at < prev {
+				t.Fatalf("seed %d: arrival %d at %v, before the previous at %v", seed, i, at, prev)
+			}
+			gaps[i] = (at - prev).Seconds()
+			sum += gaps[i]
+			prev = at
+		}
+		if mean := sum / n; math.Abs(mean*rate-1) > 0.01 {
+			t.Errorf("seed %d: mean gap %.6f s, want %.6f s within 1%%", seed, mean, 1/rate)
+		}
+		slices.Sort(gaps)
+		d := 0.0
+		for i, g := range gaps {
+			cdf := 1 - math.Exp(-rate*g)
+			d = max(d, math.Abs(cdf-float64(i)/n), math.Abs(cdf-float64(i+1)/n))
+		}
+		if crit := 1.628 / math.Sqrt(n); d > crit {
+			t.Errorf("seed %d: Kolmogorov-Smirnov D = %.5f against the exponential, above the 1%% critical value %.5f", seed, d, crit)
+		}
+	}
+	// Uniform arrivals are a fixed interval apart.
+	p := NewPacer(Uniform, 5000, 1)
+	p.Next()
+	if g := p.Next(); g != 200*time.Microsecond {
+		t.Errorf("uniform gap %v, want 200µs", g)
+	}
+}
+
+// TestPacerUniform: uniform arrivals put exactly rate·D requests in a
+// window of D seconds.
+func TestPacerUniform(t *testing.T) {
+	p := NewPacer(Uniform, 3000, 1)
+	n := 0
+	for p.Next() < 2*time.Second {
+		n++
+	}
+	if n != 6000 {
+		t.Errorf("%d arrivals in 2 s at 3,000/s, want 6000", n)
+	}
+}
+
+func TestParseArrival(t *testing.T) {
+	for s, want := range map[string]Arrival{"poisson": Poisson, "Uniform": Uniform, " exponential ": Poisson} {
+		if a, err := ParseArrival(s); err != nil || a != want {
+			t.Errorf("ParseArrival(%q) = %v, %v", s, a, err)
+		}
+	}
+	if _, err := ParseArrival("bursty"); err == nil || !strings.Contains(err.Error(), "poisson") {
+		t.Errorf("ParseArrival(bursty): %v", err)
+	}
+	for _, r := range []float64{-1, math.NaN(), math.Inf(1), 2e8} {
+		if CheckRate(r) == nil {
+			t.Errorf("CheckRate(%v) accepted", r)
+		}
+	}
+}
+
+// TestOpenLoopRate: against the null store the clients issue every
+// request of the schedule, so the achieved rate is the scheduled one:
+// exactly the target with uniform arrivals, and with Poisson arrivals the
+// schedule's own count (which is the target within its statistical
+// spread, 4 standard deviations here). The test needs spare CPU only for a
+// few percent of a core at these rates.
+func TestOpenLoopRate(t *testing.T) {
+	for _, c := range []struct {
+		rate    float64
+		arrival Arrival
+		dur     time.Duration
+	}{
+		{100, Uniform, time.Second},
+		{1000, Uniform, time.Second},
+		{1000, Poisson, time.Second},
+		{100000, Poisson, 500 * time.Millisecond},
+	} {
+		cfg := testConfig(t, "o", null.Store{})
+		cfg.Arrival = c.arrival
+		rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 4, Warmup: 100 * time.Millisecond, Duration: c.dur, Rate: c.rate})
+		o := rep.OpenLoop
+		ops := rep.Summary.Requests()
+		want := c.rate * c.dur.Seconds()
+		achieved := float64(ops) / rep.Measured.Seconds()
+		t.Logf("%v %s: %d scheduled, %d issued, %d not issued; achieved %.1f req/s; overtime %d", c.rate, c.arrival, o.Scheduled, ops, o.NotIssued, achieved, rep.Overtime)
+		if o.Rate != c.rate || o.Arrival != c.arrival.String() {
+			t.Errorf("report says rate %v, arrival %s", o.Rate, o.Arrival)
+		}
+		if ops+o.NotIssued != o.Scheduled {
+			t.Errorf("%d issued + %d not issued != %d scheduled", ops, o.NotIssued, o.Scheduled)
+		}
+		if float64(ops) < 0.99*float64(o.Scheduled) || !o.Reached() {
+			t.Errorf("%v/s: %d of %d scheduled requests issued, want 99%%", c.rate, ops, o.Scheduled)
+		}
+		spread := 1.0 // uniform: exact, give or take one
+		if c.arrival == Poisson {
+			spread = 4 * math.Sqrt(want)
+		}
+		if math.Abs(float64(o.Scheduled)-want) > spread {
+			t.Errorf("%v/s for %v: %d scheduled, want %.0f ± %.0f", c.rate, c.dur, o.Scheduled, want, spread)
+		}
+		if c.arrival == Uniform && math.Abs(achieved/c.rate-1) > 0.01 {
+			t.Errorf("achieved %.2f req/s, want %v within 1%%", achieved, c.rate)
+		}
+		if st := rep.Summary.ServiceStats(metrics.All); st.Count != ops {
+			t.Errorf("%d service times for %d requests", st.Count, ops)
+		}
+	}
+}
+
+// TestOpenLoopTooFewClients: one client of a store that takes 2 ms cannot
+// serve 2,000 requests a second: the requests queue, the report says the
+// target was not reached, and latency from the intended start far exceeds
+// the service time.
+func TestOpenLoopTooFewClients(t *testing.T) {
+	st := &null.Delayed{Delay: 2 * time.Millisecond}
+	cfg := testConfig(t, "o", st)
+	rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Duration: 500 * time.Millisecond, Rate: 2000})
+	o := rep.OpenLoop
+	ops := rep.Summary.Requests()
+	if o.Reached() || o.NotIssued == 0 || float64(ops) > 0.6*float64(o.Scheduled) {
+		t.Errorf("%d of %d scheduled issued, %d not issued, reached %v; want under 60%% and not reached", ops, o.Scheduled, o.NotIssued, o.Reached())
+	}
+	lat, svc := rep.Summary.Stats(metrics.All), rep.Summary.ServiceStats(metrics.All)
+	if lat.P50 < 10*svc.P50 || rep.Overtime < ops/2 {
+		t.Errorf("latency p50 %.0f µs, service p50 %.0f µs, overtime %d of %d: want the queueing in the latency", lat.P50, svc.P50, rep.Overtime, ops)
+	}
+	var b strings.Builder
+	if err := report.WriteText(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "target rate not reached") {
+		t.Errorf("the text does not say the rate was not reached:\n%s", b.String())
+	}
+}
+
+// stallStore answers at once, except that the first call at or after
+// stallAt takes stall: a database's pause, seen by one client.
+type stallStore struct {
+	stallAt time.Time
+	stall   time.Duration
+	stalled atomic.Bool
+}
+
+func (s *stallStore) Exec(ctx context.Context, _ *tao.Request, res *tao.Result) {
+	if !time.Now().Before(s.stallAt) && s.stalled.CompareAndSwap(false, true) {
+		waitUntil(ctx, time.Now().Add(s.stall))
+	}
+}
+
+func (s *stallStore) Close() error { return nil }
+
+// TestOpenLoopStall: one client at 1,000 requests/s and a store that stalls
+// once for 300 ms. Closed loop would record one slow request; open loop
+// records the ~300 requests that should have started during the stall
+// with their wait, so the p99 (of ~2,000) is about the stall, while the
+// service times' p99 stays far below it. Late starts count as overtime.
+func TestOpenLoopStall(t *testing.T) {
+	const stall = 300 * time.Millisecond
+	st := &stallStore{stall: stall}
+	cfg := testConfig(t, "o", st)
+	cfg.Arrival = Uniform
+	st.stallAt = time.Now().Add(800 * time.Millisecond) // inside the window, after the warmup
+	rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Warmup: 200 * time.Millisecond, Duration: 2 * time.Second, Rate: 1000})
+	if !st.stalled.Load() {
+		t.Fatal("the store never stalled")
+	}
+	lat, svc := rep.Summary.Stats(metrics.All), rep.Summary.ServiceStats(metrics.All)
+	t.Logf("latency p99 %.1f ms, max %.1f ms; service p99 %.3f ms, max %.1f ms; overtime %d", lat.P99/1000, lat.Max/1000, svc.P99/1000, svc.Max/1000, rep.Overtime)
+	if lat.P99 < 0.8*float64(stall.Microseconds()) {
+		t.Errorf("latency p99 %.1f ms, want about the %v stall", lat.P99/1000, stall)
+	}
+	if svc.P99 > 0.2*float64(stall.Microseconds()) || svc.Max < 0.9*float64(stall.Microseconds()) {
+		t.Errorf("service p99 %.1f ms, max %.1f ms: want the stall in the max only", svc.P99/1000, svc.Max/1000)
+	}
+	if rep.Overtime < 200 {
+		t.Errorf("%d overtime operations, want the ~300 that waited for the stall", rep.Overtime)
+	}
+	// Closed loop against the same stall: one slow request, no overtime.
+	st2 := &stallStore{stall: stall}
+	cfg.Store = st2
+	st2.stallAt = time.Now().Add(300 * time.Millisecond)
+	rep = mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Warmup: 100 * time.Millisecond, Duration: 500 * time.Millisecond})
+	if rep.Overtime != 0 || rep.OpenLoop.Rate != 0 || rep.Summary.Stats(metrics.All).P99 > 0.5*float64(stall.Microseconds()) {
+		t.Errorf("closed loop: overtime %d, rate %v, p99 %.1f ms", rep.Overtime, rep.OpenLoop.Rate, rep.Summary.Stats(metrics.All).P99/1000)
+	}
+}
+
+// BenchmarkOpenLoopNull runs one-client open-loop experiments against the
+// null store at a rate above what the client can serve, so the client
+// never sleeps: the cost per request of open loop (taking an intended
+// start from the shared schedule, recording service time) beside
+// BenchmarkClientNull's closed loop.
+func BenchmarkOpenLoopNull(b *testing.B) {
+	cfg := testConfig(b, "o", null.Store{})
+	e := Experiment{Threads: 1, Duration: 200 * time.Millisecond, Rate: 5e7}
+	var reqs int64
+	var measured time.Duration
+	for b.Loop() {
+		rep, err := Do(context.Background(), cfg, e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		reqs += rep.Summary.Requests()
+		measured += rep.Measured
+	}
+	b.ReportMetric(float64(reqs)/measured.Seconds(), "req/s")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkPacer is the cost of drawing one intended start.
+func BenchmarkPacer(b *testing.B) {
+	for _, a := range []Arrival{Poisson, Uniform} {
+		b.Run(a.String(), func(b *testing.B) {
+			p := NewPacer(a, 1e6, 1)
+			for b.Loop() {
+				p.Next()
+			}
+		})
+	}
+}
+
+// TestOpenLoopNullStall: the null store's stall option, as a user would
+// calibrate with it (null?stall=300ms&every=1s), at 1,000 requests/s with 4
+// clients: a quarter of the window falls in a stall, so the latency p99
+// shows the stall, while the service times' p99 does not (at most 4
+// requests, one per client, are inside the store when a stall begins).
+func TestOpenLoopNullStall(t *testing.T) {
+	st, err := store.Default.Open(context.Background(), "null?stall=300ms&every=1s", store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t, "o", st)
+	cfg.Arrival = Uniform
+	rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 4, Warmup: 200 * time.Millisecond, Duration: 2 * time.Second, Rate: 1000})
+	lat, svc := rep.Summary.Stats(metrics.All), rep.Summary.ServiceStats(metrics.All)
+	t.Logf("latency p99 %.1f ms; service p99 %.3f ms, max %.1f ms; overtime %d", lat.P99/1000, svc.P99/1000, svc.Max/1000, rep.Overtime)
+	if lat.P99 < 200000 || svc.P99 > 50000 || svc.Max < 200000 {
+		t.Errorf("latency p99 %.1f ms, service p99 %.1f ms and max %.1f ms: want the 300 ms stall in the latency p99 and the service max only",
+			lat.P99/1000, svc.P99/1000, svc.Max/1000)
+	}
+}

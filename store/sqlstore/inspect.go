@@ -1,0 +1,62 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
+)
+
+var _ store.Inspector = (*DB)(nil)
+
+// Inspect counts the rows by shard and type in three grouped scans.
+func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
+	inv := store.Inventory{Objects: map[int]int64{}, EdgesByBase: map[int64]int64{}, EdgesByShard2: map[int]int64{}}
+	fwd := typeList(tao.EdgeType.IsForward)
+	q := db.b.auto()
+	queries := []struct {
+		sql string
+		row func(k, n int64)
+	}{
+		// id >> 56 is the shard and the created-at-run-time bit (graph ids).
+		{fmt.Sprintf("SELECT id >> %d, COUNT(*) FROM objects GROUP BY 1", graph.ShardShift-1), func(k, n int64) {
+			if k&1 == 1 {
+				inv.NewObjects += n
+			} else {
+				inv.Objects[int(k>>1)] += n
+			}
+		}},
+		{"SELECT " + baseOf("type") + ", COUNT(*) FROM edges WHERE " + baseOf("type") + " IN (" + fwd + ") GROUP BY 1",
+			func(k, n int64) { inv.EdgesByBase[k] += n }},
+		{fmt.Sprintf("SELECT id2 >> %d, COUNT(*) FROM edges WHERE %s IN (%s) GROUP BY 1", graph.ShardShift, baseOf("type"), fwd),
+			func(k, n int64) { inv.EdgesByShard2[int(k)] += n }},
+	}
+	for _, x := range queries {
+		err := q.query(ctx, x.sql, nil, func(scan func(...any) error) error {
+			var k, n int64
+			if err := scan(&k, &n); err != nil {
+				return err
+			}
+			x.row(k, n)
+			return nil
+		})
+		if err != nil {
+			return inv, fmt.Errorf("%s: taking the inventory: %w", db.name, err)
+		}
+	}
+	return inv, nil
+}
+
+// Runs returns how many run numbers ReserveRun has handed out since the
+// schema was created.
+func (db *DB) Runs(ctx context.Context) (int64, error) {
+	var n int64
+	err := db.b.auto().query(ctx, "SELECT n FROM taobench_counter WHERE name = 'run'", nil,
+		func(scan func(...any) error) error { return scan(&n) })
+	if err != nil {
+		return 0, fmt.Errorf("%s: reading the run counter: %w", db.name, err)
+	}
+	return n, nil
+}
