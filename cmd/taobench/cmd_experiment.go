@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
@@ -41,7 +42,7 @@ const experimentUsage = `usage: taobench experiment KIND [flags]
              with a %% difference column (Tables 6 and 7)
 
 Common flags: --db URL --threads N --warmup D --duration D --retries N --timeout D
---edges N --seed S --out FILE. Run "taobench experiment KIND -h" for all of them.
+--rate R (open loop at a fixed offered load) --edges N --seed S --out FILE. Run "taobench experiment KIND -h" for all of them.
 `
 
 func cmdExperiment(ctx context.Context, e *env, args []string) error {
@@ -69,6 +70,9 @@ type expFlags struct {
 	threads, retries, loadThr *int
 	edges                     *int64
 	seed                      *uint64
+	rate                      *float64
+	arrivalName               *string
+	arrival                   run.Arrival
 	warmup, duration, timeout time.Duration
 	drain                     time.Duration
 	given                     map[string]bool
@@ -83,7 +87,9 @@ func newExpFlags(name string) *expFlags {
 	f := &expFlags{name: name, fs: flag.NewFlagSet("experiment "+name, flag.ContinueOnError)}
 	fs := f.fs
 	f.db = fs.String("db", defaultDB(), "database URL: sqlite:PATH, postgres://…, mysql://…")
-	f.threads = fs.Int("threads", 32, "concurrent clients (closed loop) of every step")
+	f.threads = fs.Int("threads", 32, "concurrent clients of every step; with --rate, the most requests in flight at once")
+	f.rate = fs.Float64("rate", 0, "target rate of every step in requests per second across all clients (open loop: the offered load stays fixed however slow the writes get, as TAO's users keep arriving); 0: closed loop")
+	f.arrivalName = fs.String("arrival", "poisson", "open-loop arrivals with --rate: poisson or uniform")
 	f.warmup, f.duration, f.timeout, f.drain = 2*time.Second, 10*time.Second, time.Second, 5*time.Second
 	fs.Var(durationFlag{&f.warmup}, "warmup", "warmup of every step, excluded from results (seconds or Go syntax)")
 	fs.Var(durationFlag{&f.duration}, "duration", "measured time of every step (seconds or Go syntax)")
@@ -119,6 +125,17 @@ func (f *expFlags) check() error {
 	case *f.loadThr < 1 || *f.loadThr > 1024:
 		return badInput("%s: --load-threads %d: give 1 to 1024", n, *f.loadThr)
 	}
+	if err := run.CheckRate(*f.rate); err != nil {
+		return badInput("%s: --rate: %v", n, err)
+	}
+	a, err := run.ParseArrival(*f.arrivalName)
+	if err != nil {
+		return badInput("%s: --arrival: %v", n, err)
+	}
+	if f.given["arrival"] && *f.rate == 0 {
+		return badInput("%s: --arrival applies to open loop only: give --rate too", n)
+	}
+	f.arrival = a
 	if *f.out != "" && *f.out != "-" {
 		if st, err := os.Stat(filepath.Dir(*f.out)); err != nil || !st.IsDir() {
 			return badInput("%s: --out %s: its directory does not exist; create it or give another path", n, *f.out)
@@ -191,14 +208,15 @@ func (f *expFlags) ladder(ctx context.Context, e *env, steps []step) (*report.Ru
 		GraphSeed: g.Seed(), Seed: *f.seed, Edges: g.Edges(), Retries: *f.retries,
 		Started: time.Now().UTC(), Version: version(), Revision: revision(),
 	}
-	x := run.Experiment{Threads: *f.threads, Warmup: f.warmup, Duration: f.duration}
+	x := run.Experiment{Threads: *f.threads, Warmup: f.warmup, Duration: f.duration, Rate: *f.rate}
 	var done []*report.Experiment
 	for i, s := range steps {
-		fmt.Fprintf(e.stderr, "step %d of %d: %s: %d threads, warmup %v, duration %v, request timeout %v, retries %d\n",
-			i+1, len(steps), s.label, x.Threads, x.Warmup, x.Duration, f.timeout, *f.retries)
+		fmt.Fprintf(e.stderr, "step %d of %d: %s: %d threads, warmup %v, duration %v%s, request timeout %v, retries %d\n",
+			i+1, len(steps), s.label, x.Threads, x.Warmup, x.Duration, rateNote(x.Rate, f.arrival), f.timeout, *f.retries)
 		cfg := run.Config{
 			Store: st, Workload: s.w, Graph: g, Seed: run.ExperimentSeed(*f.seed, i),
 			Retries: *f.retries, Timeout: f.timeout, Drain: f.drain, Status: redactWriter{e.stderr, f.args},
+			Arrival: f.arrival,
 		}
 		if cfg.Run, err = db.ReserveRun(ctx); err != nil {
 			return nil, nil, fmt.Errorf("%s: reserving a run number: %w", n, err)
@@ -264,6 +282,10 @@ type holdRow struct {
 	FailedPct      float64 `json:"failed_pct"`
 	P50Ms          float64 `json:"write_p50_ms"`
 	P99Ms          float64 `json:"write_p99_ms"`
+	// TargetRate is the step's offered load (open loop; 0: closed loop),
+	// and Reached whether the clients issued it (result.OpenLoop.Reached).
+	TargetRate float64 `json:"target_rate,omitempty"`
+	Reached    bool    `json:"reached"`
 }
 
 func cmdLockHold(ctx context.Context, e *env, args []string) error {
@@ -316,6 +338,7 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 			ConflictPct: c.OverallPct, ObjConflictPct: c.ObjectLockConflictPct, AssocConflict: c.AssociationLockConflictPct,
 			TimeoutPct: pctOf(touts, writes), FailedPct: pctOf(failed, writes),
 			P50Ms: st.P50 / 1000, P99Ms: st.P99 / 1000, // Stats are in µs
+			TargetRate: x.OpenLoop.Rate, Reached: x.OpenLoop.Reached(),
 		}
 	}
 	if len(rows) > 0 {
@@ -419,6 +442,7 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%s\t\n", r.Wait, r.Checked, r.Failed, r.FailedPct, ratio)
 		}
 		tw.Flush()
+		openLoopNote(e.stdout, done, labels(steps, len(done)))
 	}
 	if werr := writeExperimentJSON(e, *f.out, "precondition-wait", info, done, labels(steps, len(done)), rows); werr != nil {
 		return werr
@@ -498,10 +522,17 @@ func parseHolds(s string) ([]time.Duration, error) {
 func writeHoldTable(w io.Writer, info *report.Run, rows []holdRow) {
 	fmt.Fprintf(w, "lock hold time (TAOBench §6.2, Fig. 12): workload %s on %s, %d edges, retries %d\n", info.Workload, info.Database, info.Edges, info.Retries)
 	fmt.Fprintln(w, "conflict %: writes that met a lock conflict (object or association; any attempt); timeout %, failed %: final outcome of writes")
+	if len(rows) > 0 && rows[0].TargetRate > 0 {
+		fmt.Fprintf(w, "open loop at %s req/s offered; latency from each request's intended start; * marks a step whose clients could not issue that rate (raise --threads)\n", strconv.FormatFloat(rows[0].TargetRate, 'f', -1, 64))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "hold\twrites\treq/s\tconflict %\tobj conflict %\tassoc conflict %\ttimeout %\tfailed %\tp50 ms\tp99 ms\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t\n", r.Hold, r.Writes, r.Throughput,
+		hold := r.Hold
+		if !r.Reached {
+			hold += "*"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t\n", hold, r.Writes, r.Throughput,
 			r.ConflictPct, r.ObjConflictPct, r.AssocConflict, r.TimeoutPct, r.FailedPct, r.P50Ms, r.P99Ms)
 	}
 	tw.Flush()
@@ -549,6 +580,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if len(done) > 0 {
 		rows = compareRows(done)
 		writeCompareTable(e.stdout, info, labels(steps, len(done)), rows, latencyOf(done))
+		openLoopNote(e.stdout, done, labels(steps, len(done)))
 	}
 	if werr := writeExperimentJSON(e, *f.out, "compare", info, done, labels(steps, len(done)), rows); werr != nil {
 		return werr
@@ -655,6 +687,26 @@ func writeCompareTable(w io.Writer, info *report.Run, names []string, rows []com
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
+}
+
+// openLoopNote says, under a table of open-loop steps, what load was
+// offered and which steps' clients could not issue it: their latencies
+// then include queueing for a client as well as for the database.
+func openLoopNote(w io.Writer, done []*report.Experiment, names []string) {
+	if len(done) == 0 || done[0].OpenLoop.Rate == 0 {
+		return
+	}
+	var short []string
+	for i, x := range done {
+		if !x.OpenLoop.Reached() {
+			short = append(short, fmt.Sprintf("%s (%d of %d scheduled requests not issued)", names[i], x.OpenLoop.NotIssued, x.OpenLoop.Scheduled))
+		}
+	}
+	fmt.Fprintf(w, "open loop at %s req/s offered (%s arrivals); latency from each request's intended start\n",
+		strconv.FormatFloat(done[0].OpenLoop.Rate, 'f', -1, 64), done[0].OpenLoop.Arrival)
+	if len(short) > 0 {
+		fmt.Fprintf(w, "rate not reached, raise --threads: %s\n", strings.Join(short, "; "))
+	}
 }
 
 // --- JSON --------------------------------------------------------------------

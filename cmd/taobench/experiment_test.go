@@ -89,6 +89,46 @@ func TestExperimentLockHoldServers(t *testing.T) {
 	srvEach(t, func(t *testing.T, s srvServer) { expLockHold(t, s.fresh(t)) })
 }
 
+// TestExperimentOpenLoop: with --rate every step offers the same load, so
+// writes that hold their locks are as many as writes that hold none, and
+// the table and JSON say the load was open. SQLite has one writer at a time,
+// so the hold keeps it below saturation: 60/s × 8 ms.
+func TestExperimentOpenLoop(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ol.json")
+	r := cliRun(t, "experiment", "lock-hold", "--db", "sqlite:"+filepath.Join(t.TempDir(), "o.db"), "--holds", "0,8ms",
+		"--threads", "16", "--rate", "60", "--warmup", "0.2", "--duration", "2", "--edges", "3000", "--seed", "5", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("experiment lock-hold --rate: %v", r)
+	}
+	if !strings.Contains(r.stdout, "open loop at 60 req/s offered") {
+		t.Errorf("the table does not say the load was open:\n%s", r.stdout)
+	}
+	rows := expTableRows(r.stdout, regexp.MustCompile(`^(0s|8ms)\*?$`))
+	if len(rows) != 2 {
+		t.Fatalf("want a row per hold:\n%s", r.stdout)
+	}
+	for _, row := range rows {
+		// 120 scheduled on average; Poisson's spread is 11.
+		if w := expNum(t, row[1]); w < 80 || w > 170 {
+			t.Errorf("hold %s: %v writes measured at 60 req/s for 2 s:\n%s", row[0], w, r.stdout)
+		}
+	}
+	var doc struct {
+		Table       []map[string]any
+		Experiments []map[string]any
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("--out is not JSON: %v", err)
+	}
+	if len(doc.Table) != 2 || doc.Table[1]["target_rate"] != 60.0 || doc.Table[1]["reached"] != true || doc.Experiments[1]["target_rate"] != 60.0 {
+		t.Errorf("JSON: table %v; experiment target_rate %v", doc.Table, doc.Experiments[1]["target_rate"])
+	}
+}
+
 func TestExperimentCompare(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "c.db")
 	out := filepath.Join(t.TempDir(), "c.json")
@@ -148,6 +188,9 @@ func TestExperimentBadInput(t *testing.T) {
 		{[]string{"experiment", "lock-hold", "--db", db, "--timeout", "-1s"}, `invalid value "-1s" for flag -timeout`},
 		{[]string{"experiment", "lock-hold", "--db", db, "--out", "/nonexistent/dir/x.json"}, "its directory does not exist"},
 		{[]string{"experiment", "compare", "--db", db, "--workload", "t1"}, "give two or more --workload flags"},
+		{[]string{"experiment", "lock-hold", "--db", db, "--rate", "-5"}, "--rate: rate -5"},
+		{[]string{"experiment", "lock-hold", "--db", db, "--arrival", "uniform"}, "--arrival applies to open loop only"},
+		{[]string{"experiment", "lock-hold", "--db", db, "--rate", "10", "--arrival", "bursty"}, "--arrival"},
 		{[]string{"experiment", "compare", "--db", db, "--workload", "t1", "--workload", "nosuch"}, "nosuch"},
 		{[]string{"experiment", "lock-hold", "--db", "postgres://u:s3cret@127.0.0.1:1/x", "--duration", "0.1"}, "xxxxx"},
 	} {
