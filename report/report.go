@@ -127,8 +127,12 @@ func WriteText(w io.Writer, e *result.Experiment) error {
 		fmt.Fprintf(&b, "write transactions: %d committed, aborted by precondition_failed %d, unique_violation %d, conflict %d, timeout %d, error %d",
 			o[tao.OK], o[tao.PreconditionFailed], o[tao.UniqueViolation], o[tao.ConflictObject]+o[tao.ConflictAssociation],
 			o[tao.Timeout], o[tao.Error])
-		if inj := o[tao.FailedAfterReserve] + o[tao.FailedAfterPrimaryCommit] + o[tao.FailedAfterPrimaryRollback]; inj > 0 {
-			fmt.Fprintf(&b, ", injected failure %d", inj)
+		// Each injected failure leaves something different behind
+		// (docs/experiments.md), so each is named.
+		for _, f := range []tao.Outcome{tao.FailedAfterReserve, tao.FailedAfterPrimaryCommit, tao.FailedAfterPrimaryRollback} {
+			if o[f] > 0 {
+				fmt.Fprintf(&b, ", %s %d", f, o[f])
+			}
 		}
 		fmt.Fprintf(&b, "; no-op writes (committed, found no row) %d\n", c.NoopWrites)
 	}

@@ -155,6 +155,23 @@ func TestTextDetails(t *testing.T) {
 	}
 }
 
+// TestTextInjectedFailures: each injected failure is named apart, since
+// each leaves the database in a different state.
+func TestTextInjectedFailures(t *testing.T) {
+	e := synthetic()
+	e.Counters = &fidelity.Counters{}
+	e.Counters.Txns[tao.WriteTxn] = 10
+	e.Counters.Outcomes[tao.WriteTxn] = [tao.NumOutcomes]int64{tao.OK: 6, tao.FailedAfterReserve: 1, tao.FailedAfterPrimaryCommit: 3}
+	var buf bytes.Buffer
+	if err := WriteText(&buf, e); err != nil {
+		t.Fatal(err)
+	}
+	want := "write transactions: 6 committed, aborted by precondition_failed 0, unique_violation 0, conflict 0, timeout 0, error 0, failed_after_reserve 1, failed_after_primary_commit 3; no-op writes"
+	if !strings.Contains(buf.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, buf.String())
+	}
+}
+
 func TestTextEmpty(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteText(&buf, &Experiment{Threads: 1, Duration: time.Second}); err != nil {
