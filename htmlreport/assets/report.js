@@ -37,6 +37,12 @@
     ctx.restore();
   }
 
+  // padded widens a scatter's x range by 5% so the end points are not cut.
+  function padded(u, min, max) {
+    var d = max > min ? (max - min) * 0.05 : Math.abs(max) * 0.1 || 1;
+    return [min - d, max + d];
+  }
+
   function report(el) {
     return function (u) {
       var counts = [];
@@ -75,7 +81,7 @@
     var opts = {
       title: c.title, width: s.width, height: s.height,
       scales: {
-        x: { time: false, distr: c.xlog ? 3 : 1 },
+        x: { time: false, distr: c.xlog ? 3 : 1, range: c.points ? padded : undefined },
         y: { distr: c.ylog ? 3 : 1 }
       },
       axes: [xaxis, { label: c.ylabel, size: 60, values: function (u, vals) { return vals.map(num); } }],
