@@ -109,8 +109,11 @@ func TestCompareMarksWorse(t *testing.T) {
 		{Name: "b.json", Doc: &result.Doc{Experiments: []*result.Experiment{slow}}}}
 	c := newCompare(files, []string{"a", "b"})
 	rows := map[string]compareRow{}
-	for _, r := range c.Rows {
+	for _, r := range append(c.Rows, c.Class...) {
 		rows[r.Metric] = r
+	}
+	if len(c.Rows) != 5 || len(c.Class) != 4 {
+		t.Errorf("%d headline rows and %d per class, want 5 and 4 (p50, p99 of read and write)", len(c.Rows), len(c.Class))
 	}
 	tp, p99 := rows["throughput (req/s)"], rows["p99 read (ms)"]
 	if !tp.Cells[1].Worse || !tp.Cells[0].Better || tp.Cells[1].Delta != "-50.0%" {
@@ -156,5 +159,26 @@ func TestWritePage(t *testing.T) {
 	}
 	if err := Write(&buf, nil, time.Now()); err == nil {
 		t.Error("Write of no files: no error")
+	}
+}
+
+// TestCompareOpenLoop: open-loop throughputs that all reach their target
+// differ by chance and are not marked; one that falls short is.
+func TestCompareOpenLoop(t *testing.T) {
+	open := func(n int, notIssued int64) *result.Experiment {
+		e := experiment(n, time.Microsecond)
+		e.OpenLoop = result.OpenLoop{Rate: 100, Arrival: "poisson", Scheduled: 300, NotIssued: notIssued}
+		return e
+	}
+	for _, c := range []struct {
+		notIssued int64
+		marked    bool
+	}{{0, false}, {100, true}} {
+		files := []*File{{Name: "a", Doc: &result.Doc{Experiments: []*result.Experiment{open(100, 0)}}},
+			{Name: "b", Doc: &result.Doc{Experiments: []*result.Experiment{open(90, c.notIssued)}}}}
+		row := newCompare(files, []string{"a", "b"}).Rows[0]
+		if row.Metric != "throughput (req/s)" || row.Cells[1].Worse != c.marked {
+			t.Errorf("b not issuing %d of 300: %s %+v, want marked worse %v", c.notIssued, row.Metric, row.Cells, c.marked)
+		}
 	}
 }
