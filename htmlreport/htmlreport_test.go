@@ -157,6 +157,19 @@ func TestWritePage(t *testing.T) {
 	if n := strings.Count(page, "<h4>Resources</h4>"); n != 1 {
 		t.Errorf("%d resources tables, want 1 (only a.json's first experiment has one)", n)
 	}
+	// Experiments without requests draw nothing and break nothing.
+	empty := &result.Experiment{Threads: 1}
+	e, err := Parse("e.json", encode(t, nil, empty, empty))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := Write(&buf, []*File{e, e}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), `class="chart"`); n != 0 {
+		t.Errorf("%d charts of experiments without requests, want none", n)
+	}
 	if err := Write(&buf, nil, time.Now()); err == nil {
 		t.Error("Write of no files: no error")
 	}

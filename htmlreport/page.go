@@ -66,8 +66,8 @@ func Write(w io.Writer, files []*File, now time.Time) error {
 	if c := sweepChart(files, labels); c != nil {
 		p.Overview = append(p.Overview, c)
 	}
-	if len(files) > 1 {
-		p.Overview = append(p.Overview, spectraChart(files, labels))
+	if c := spectraChart(files, labels); len(files) > 1 && len(c.Series) > 0 {
+		p.Overview = append(p.Overview, c)
 	}
 	p.Charts = append(p.Charts, p.Overview...)
 	for _, a := range []struct {
@@ -147,9 +147,15 @@ func sweepChart(files []*File, labels []string) *Chart {
 			}
 			x, p50, p99 = append(x, e.Throughput()), append(p50, max(st.P50/1000, lowestMS)), append(p99, max(st.P99/1000, lowestMS))
 		}
+		if len(x) == 0 {
+			continue
+		}
 		xs, ys = append(xs, x, x), append(ys, p50, p99)
 		names = append(names, labels[i]+" p50", labels[i]+" p99")
 		colors, dash = append(colors, color(i), color(i)), append(dash, true, false)
+	}
+	if len(xs) == 0 {
+		return nil
 	}
 	c := overlay(&Chart{ID: "sweep", Title: "Latency against throughput achieved (TAOBench Fig. 15)",
 		XLabel: "throughput (req/s)", YLabel: "latency (ms, log)", YLog: true, Points: true}, xs, ys, names, colors)
