@@ -57,7 +57,11 @@ func readReportFile(name string) (*htmlreport.File, error) {
 		return nil, badInput("report: %s does not exist; give the JSON files that taobench run, sweep, rate or merge wrote with --out", name)
 	}
 	if err != nil {
-		return nil, badInput("report: %v", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named below
+		}
+		return nil, badInput("report: cannot read %s: %v; give the JSON files that taobench run, sweep, rate or merge wrote with --out", name, err)
 	}
 	f, err := htmlreport.Parse(name, data)
 	if err != nil {

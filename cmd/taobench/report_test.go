@@ -31,6 +31,7 @@ func TestReportCLIErrors(t *testing.T) {
 		{[]string{"report", notResult, "--out", out}, notResult + ": not a taobench results document: no run.workload; give a JSON file that taobench run"},
 		{[]string{"report", notJSON, "-o", out}, notJSON + ": not a taobench results document"},
 		{[]string{"report", notResult, "-o", dir}, "is a directory"},
+		{[]string{"report", dir, "-o", out}, "cannot read " + dir + ": is a directory; give the JSON files"},
 	} {
 		r := cliRun(t, c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
