@@ -52,17 +52,6 @@ func roundSig(f float64, digits int) float64 {
 	return math.Round(f*p) / p
 }
 
-// Points counts a series' points (non-null values).
-func (s Series) Points() int {
-	n := 0
-	for _, y := range s.Y {
-		if !math.IsNaN(float64(y)) {
-			n++
-		}
-	}
-	return n
-}
-
 // Colors: one per request class, then more for kinds and files.
 var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
 	"#8c564b", "#e377c2", "#bcbd22", "#7f7f7f", "#393b79", "#ad494a", "#637939", "#843c39", "#5254a3"}
