@@ -31,6 +31,7 @@ Usage:
   taobench info      [--db URL]
   taobench schema    [--db URL]
   taobench merge     RESULTS.json... [-o FILE] [--format text,json]
+  taobench report    RESULTS.json... [-o report.html]   (one HTML page of charts; several files compared)
   taobench workloads
   taobench version   (also --version)
 
@@ -103,6 +104,8 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		err = cmdWorkloads(env, args[1:])
 	case "merge":
 		err = cmdMerge(ctx, env, args[1:])
+	case "report":
+		err = cmdReport(ctx, env, args[1:])
 	case "version", "-version", "--version":
 		err = cmdVersion(env, args[1:])
 	case "-h", "-help", "--help", "help":

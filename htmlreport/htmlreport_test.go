@@ -1,0 +1,197 @@
+package htmlreport
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/tao"
+)
+
+// experiment records n requests per second for seconds -1 (warmup) to 2,
+// each class at its own latency times scale.
+func experiment(n int, scale time.Duration) *result.Experiment {
+	r := metrics.NewRecorder()
+	for sec := -1; sec <= 2; sec++ {
+		for i := range n {
+			for c, k := range []tao.Kind{tao.ObjRead, tao.ObjAdd} {
+				r.Record(&metrics.Sample{Class: tao.Class(c), Kind: k, Outcome: tao.OK, Attempts: 1,
+					Latency: scale * time.Duration(100+i), At: time.Duration(sec)*time.Second + time.Millisecond,
+					Warmup: sec < 0})
+			}
+		}
+	}
+	return &result.Experiment{Threads: 2, Warmup: time.Second, Duration: 3 * time.Second,
+		Measured: 3 * time.Second, TotalRuntime: 4 * time.Second, Summary: r.Snapshot()}
+}
+
+// encode writes a result document, adding extra to its first experiment.
+func encode(t *testing.T, extra map[string]any, exps ...*result.Experiment) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	run := &result.Run{Database: "null", Workload: "o", Edges: 100}
+	if err := report.WriteJSON(&buf, run, exps); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range extra {
+		doc["experiments"].([]any)[0].(map[string]any)[k] = v
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestParseResources(t *testing.T) {
+	res := map[string]any{"driver": map[string]any{"cpu_pct": 12.5, "rss_bytes": 1e6, "samples": []any{1.0, 3.0}},
+		"db": "postgres", "tags": []any{"a"}, "ok": true}
+	f, err := Parse("a.json", encode(t, map[string]any{"resources": res}, experiment(10, time.Microsecond)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Field{{"db", "postgres"}, {"driver.cpu_pct", "12.5"}, {"driver.rss_bytes", "1000000"},
+		{"driver.samples", "2 values: min 1, mean 2, max 3"}, {"ok", "true"}, {"tags", "1 items"}}
+	got := f.Resources[0]
+	if len(got) != len(want) {
+		t.Fatalf("resources = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("resources[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if f, err = Parse("b.json", encode(t, nil, experiment(10, time.Microsecond))); err != nil || f.Resources[0] != nil {
+		t.Errorf("without resources: %v, %v; want none", f.Resources, err)
+	}
+	for _, bad := range []string{"", "{}", "[1]", `{"run":{"workload":"o"},"experiments":[{}]}`, "<html>"} {
+		if _, err := Parse("x", []byte(bad)); err == nil {
+			t.Errorf("Parse(%q): no error", bad)
+		}
+	}
+}
+
+func TestDistributions(t *testing.T) {
+	h := experiment(1000, time.Microsecond).Sum().Histogram("read")
+	x, y := cdf(h)
+	if len(x) < 10 || y[len(y)-1] != 1 {
+		t.Fatalf("cdf: %d points, ending at %v; want many, ending at 1", len(x), y[len(y)-1])
+	}
+	for i := 1; i < len(x); i++ {
+		if x[i] <= x[i-1] || y[i] < y[i-1] {
+			t.Fatalf("cdf not increasing at %d: (%v,%v) after (%v,%v)", i, x[i], y[i], x[i-1], y[i-1])
+		}
+	}
+	k, l := spectrum(h)
+	// 3000 measured values: up to log10(3000) = 3.48 nines, the maximum.
+	if k[0] != 0 || k[len(k)-1] < 3.47 || k[len(k)-1] > 3.48 {
+		t.Errorf("spectrum spans %v to %v nines; want 0 to 3.48", k[0], k[len(k)-1])
+	}
+	// Latencies 100..1099 µs: p50 near 0.6 ms, the top 1.099 ms.
+	if l[0] < 0.099 || l[0] > 0.101 || l[len(l)-1] < 1.09 || l[len(l)-1] > 1.1 {
+		t.Errorf("spectrum from %v to %v ms; want 0.1 to 1.1", l[0], l[len(l)-1])
+	}
+}
+
+func TestCompareMarksWorse(t *testing.T) {
+	fast, slow := experiment(50, time.Microsecond), experiment(50, 10*time.Microsecond)
+	slow.Measured *= 2 // half the throughput
+	files := []*File{{Name: "a.json", Doc: &result.Doc{Experiments: []*result.Experiment{fast}}},
+		{Name: "b.json", Doc: &result.Doc{Experiments: []*result.Experiment{slow}}}}
+	c := newCompare(files, []string{"a", "b"})
+	rows := map[string]compareRow{}
+	for _, r := range append(c.Rows, c.Class...) {
+		rows[r.Metric] = r
+	}
+	if len(c.Rows) != 5 || len(c.Class) != 4 {
+		t.Errorf("%d headline rows and %d per class, want 5 and 4 (p50, p99 of read and write)", len(c.Rows), len(c.Class))
+	}
+	tp, p99 := rows["throughput (req/s)"], rows["p99 read (ms)"]
+	if !tp.Cells[1].Worse || !tp.Cells[0].Better || tp.Cells[1].Delta != "-50.0%" {
+		t.Errorf("throughput halved: %+v; want b worse by -50.0%%", tp.Cells)
+	}
+	if !p99.Cells[1].Worse || p99.Cells[0].Worse || p99.Cells[1].Delta != "+900%" {
+		t.Errorf("p99 ten times: %+v; want b worse, +900%%", p99.Cells)
+	}
+	if f := rows["failed (% of requests)"]; f.Cells[0].Worse || f.Cells[1].Worse {
+		t.Errorf("equal failures marked: %+v", f.Cells)
+	}
+	if _, ok := rows["p50 read_txn (ms)"]; ok {
+		t.Errorf("a class without requests is compared")
+	}
+}
+
+func TestWritePage(t *testing.T) {
+	a, err := Parse("dir/a.json", encode(t, map[string]any{"resources": map[string]any{"cpu": 1.5}},
+		experiment(20, time.Microsecond), experiment(40, 2*time.Microsecond)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Parse("b.json", encode(t, nil, experiment(20, 3*time.Microsecond)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, []*File{a, b}, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{"uPlot (v1.6.32)", `id="compare"`, `id="sweep"`, `id="spectra"`, `id="f0-e1-rps"`,
+		`id="f1-e0-kind-spec"`, "<th>cpu</th>", "Resources", "MIT License"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, " src=") || strings.Contains(page, `href="http`) || strings.Contains(page, "@import") {
+		t.Errorf("the page loads something from the network")
+	}
+	if n := strings.Count(page, "<h4>Resources</h4>"); n != 1 {
+		t.Errorf("%d resources tables, want 1 (only a.json's first experiment has one)", n)
+	}
+	// Experiments without requests draw nothing and break nothing.
+	empty := &result.Experiment{Threads: 1}
+	e, err := Parse("e.json", encode(t, nil, empty, empty))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := Write(&buf, []*File{e, e}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), `class="chart"`); n != 0 {
+		t.Errorf("%d charts of experiments without requests, want none", n)
+	}
+	if err := Write(&buf, nil, time.Now()); err == nil {
+		t.Error("Write of no files: no error")
+	}
+}
+
+// TestCompareOpenLoop: open-loop throughputs that all reach their target
+// differ by chance and are not marked; one that falls short is.
+func TestCompareOpenLoop(t *testing.T) {
+	open := func(n int, notIssued int64) *result.Experiment {
+		e := experiment(n, time.Microsecond)
+		e.OpenLoop = result.OpenLoop{Rate: 100, Arrival: "poisson", Scheduled: 300, NotIssued: notIssued}
+		return e
+	}
+	for _, c := range []struct {
+		notIssued int64
+		marked    bool
+	}{{0, false}, {100, true}} {
+		files := []*File{{Name: "a", Doc: &result.Doc{Experiments: []*result.Experiment{open(100, 0)}}},
+			{Name: "b", Doc: &result.Doc{Experiments: []*result.Experiment{open(90, c.notIssued)}}}}
+		row := newCompare(files, []string{"a", "b"}).Rows[0]
+		if row.Metric != "throughput (req/s)" || row.Cells[1].Worse != c.marked {
+			t.Errorf("b not issuing %d of 300: %s %+v, want marked worse %v", c.notIssued, row.Metric, row.Cells, c.marked)
+		}
+	}
+}
