@@ -109,6 +109,9 @@ type Config struct {
 	// Status receives a status line every StatusEvery (none when nil).
 	Status      io.Writer
 	StatusEvery time.Duration
+
+	// Live, when set, watches the experiment as it runs (live.go).
+	Live Live
 }
 
 func (c *Config) defaults() {
@@ -159,6 +162,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	for i := range clients {
 		clients[i] = newClient(plan, i, &cfg, recs[i%len(recs)])
 		clients[i].loss = &loss
+		clients[i].id, clients[i].live = i, cfg.Live
 		if cfg.InjectLatency {
 			if clients[i].inject, err = newInjector(cfg.Workload, dist.Hash(cfg.Seed, uint64(i), 0x696e6a, 0)); err != nil {
 				return nil, fmt.Errorf("experiment: injected latency: %v", err)
@@ -171,6 +175,11 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	b := bounds{measure: start.Add(e.Warmup), end: start.Add(e.Warmup + e.Duration)}
 	if e.Rate > 0 {
 		b.sched = newSchedule(NewPacer(cfg.Arrival, e.Rate, pacerSeed(cfg.Seed)), start, b)
+	}
+	if cfg.Live != nil {
+		cfg.Live.Begin(LiveExperiment{Threads: e.Threads, Rate: e.Rate, Start: start, Measure: b.measure, End: b.end,
+			InFlight: func() int { return inFlight(clients) }})
+		defer cfg.Live.End()
 	}
 
 	// Requests still running at the end get Drain to finish; then they are
@@ -288,6 +297,8 @@ type client struct {
 	errStreak int               // consecutive requests that ended in Error
 	fid       fidelity.Counters // what the database returned, for the fidelity rows
 	loss      *firstLoss        // shared; nil keeps no error
+	id        int               // the client's number, for live
+	live      Live              // nil: no live metrics
 	req       tao.Request
 	res       tao.Result
 	s         metrics.Sample
@@ -347,6 +358,9 @@ func (c *client) keep(s *metrics.Sample, now time.Time) {
 func (c *client) flush(now time.Time) {
 	if len(c.batch) > 0 {
 		c.rec.RecordBatch(c.batch)
+		if c.live != nil {
+			c.live.Observe(c.id, c.batch)
+		}
 		c.batch = c.batch[:0]
 	}
 	c.flushed = now
