@@ -60,12 +60,12 @@ func TestRunsCountsBatches(t *testing.T) {
 		"taobench_requests_total{class=read,experiment=1,kind=obj_read,outcome=ok,phase=warmup}":                1,
 		"taobench_requests_total{class=read,experiment=1,kind=obj_read,outcome=ok,phase=measured}":              3,
 		"taobench_requests_total{class=write_txn,experiment=1,kind=txn,outcome=conflict_object,phase=measured}": 1,
-		"taobench_in_flight_requests{experiment=1}":                                                              2,
-		"taobench_clients{experiment=1}":                                                                         3,
-		"taobench_target_rate_requests_per_second{experiment=1}":                                                 50,
-		"taobench_achieved_rate_requests_per_second{experiment=1}":                                               4,
-		"taobench_experiment_phase{experiment=1,phase=measured}":                                                 1,
-		"taobench_experiment_phase{experiment=1,phase=warmup}":                                                   0,
+		"taobench_in_flight_requests{experiment=1}":                                                             2,
+		"taobench_clients{experiment=1}":                                                                        3,
+		"taobench_target_rate_requests_per_second{experiment=1}":                                                50,
+		"taobench_achieved_rate_requests_per_second{experiment=1}":                                              4,
+		"taobench_experiment_phase{experiment=1,phase=measured}":                                                1,
+		"taobench_experiment_phase{experiment=1,phase=warmup}":                                                  0,
 	}
 	for k, v := range want {
 		got, ok := m[k]
