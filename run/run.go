@@ -32,6 +32,7 @@ import (
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/internal/clock"
 	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/resources"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
@@ -170,7 +171,9 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		}
 	}
 
-	// The experiment's clock starts once the plan and clients are built.
+	// The experiment's clock starts once the plan and clients are built,
+	// and the server's statistics read.
+	sampler := resources.Start(ctx, cfg.Store)
 	start := time.Now()
 	b := bounds{measure: start.Add(e.Warmup), end: start.Add(e.Warmup + e.Duration)}
 	if e.Rate > 0 {
@@ -250,6 +253,9 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		open.Scheduled, open.NotIssued = b.sched.finish(finished)
 	}
 	return &result.Experiment{
+		// Requests that timed out may mean a hung server, and Ctrl-C
+		// wants out: the server's statistics must not hold the run.
+		Resources:    sampler.Stop(ctx, ctx.Err() != nil || abandoned > 0 || sum.Outcome(tao.Timeout) > 0),
 		OpenLoop:     open,
 		Overtime:     overtime,
 		Threads:      e.Threads,
