@@ -228,7 +228,7 @@ func TestLiveMetricsAddrErrors(t *testing.T) {
 			io.Copy(io.Discard, c)
 		}
 	}()
-	for _, cmd := range []string{"run", "load"} {
+	for _, cmd := range []string{"run", "load", "sweep"} {
 		for _, addr := range []string{ln.Addr().String(), "no-port", "127.0.0.1:notaport"} {
 			path := filepath.Join(t.TempDir(), "never.db")
 			r := cliRun(t, cmd, "--db", "sqlite:"+path, "--metrics-addr", addr)
