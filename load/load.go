@@ -19,6 +19,7 @@ import (
 type Progress struct {
 	Nodes, TotalNodes int64 // nodes written so far, of all
 	Rows              int64 // rows written so far (objects plus edges)
+	Objects, Edges    int64 // of those, rows of each table
 	Elapsed           time.Duration
 	Done              bool
 }
@@ -78,6 +79,7 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 	}
 
 	var nodes, rows atomic.Int64
+	var tables tableRows
 	parent := ctx // cancelled by the user; ctx also when a loader fails
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -88,7 +90,7 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := loadRange(ctx, db, g, lo, hi, opt.BatchRows, &nodes, &rows); err != nil {
+			if err := loadRange(ctx, db, g, lo, hi, opt.BatchRows, &nodes, &rows, &tables); err != nil {
 				errs <- err
 				cancel()
 			}
@@ -108,7 +110,8 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 				case <-finished:
 					return
 				case <-t.C:
-					opt.Report(Progress{Nodes: nodes.Load(), TotalNodes: total, Rows: rows.Load(), Elapsed: now().Sub(start)})
+					opt.Report(Progress{Nodes: nodes.Load(), TotalNodes: total, Rows: rows.Load(),
+						Objects: tables.objects.Load(), Edges: tables.edges.Load(), Elapsed: now().Sub(start)})
 				}
 			}
 		}()
@@ -135,13 +138,17 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 		return Result{}, fmt.Errorf("load: recording the graph: %w", err)
 	}
 	if opt.Report != nil {
-		opt.Report(Progress{Nodes: res.Nodes, TotalNodes: total, Rows: res.Rows, Elapsed: res.Elapsed, Done: true})
+		opt.Report(Progress{Nodes: res.Nodes, TotalNodes: total, Rows: res.Rows,
+			Objects: tables.objects.Load(), Edges: tables.edges.Load(), Elapsed: res.Elapsed, Done: true})
 	}
 	return res, nil
 }
 
+// tableRows counts the rows written to each table, for live metrics.
+type tableRows struct{ objects, edges atomic.Int64 }
+
 // loadRange writes global nodes [lo, hi) (numbered shard-major).
-func loadRange(ctx context.Context, db store.Database, g *graph.Graph, lo, hi int64, batch int, nodes, rows *atomic.Int64) (err error) {
+func loadRange(ctx context.Context, db store.Database, g *graph.Graph, lo, hi int64, batch int, nodes, rows *atomic.Int64, tables *tableRows) (err error) {
 	ld, err := db.NewLoader(ctx)
 	if err != nil {
 		return fmt.Errorf("load: opening a loader: %w", err)
@@ -162,6 +169,8 @@ func loadRange(ctx context.Context, db store.Database, g *graph.Graph, lo, hi in
 			return fmt.Errorf("load: writing %d rows: %w", len(objs)+len(edges), err)
 		}
 		rows.Add(int64(len(objs) + len(edges)))
+		tables.objects.Add(int64(len(objs)))
+		tables.edges.Add(int64(len(edges)))
 		nodes.Add(pending)
 		objs, edges, pending = objs[:0], edges[:0], 0
 		return nil

@@ -57,6 +57,7 @@ type jsonExperiment struct {
 	Contention  jsonContention         `json:"contention"`
 	Lost        jsonLost               `json:"lost"`
 	Fidelity    jsonFidelity           `json:"fidelity"`
+	Resources   jsonResources          `json:"resources"`
 
 	// Exact data, from which merge rebuilds everything above.
 	Started    time.Time                     `json:"started"`
@@ -164,6 +165,7 @@ func experimentJSON(e *result.Experiment) (jsonExperiment, error) {
 		Contention:  jsonContention(s.Contention()),
 		Lost:        jsonLost{Timeline: []jsonLostSecond{}},
 		Fidelity:    jsonFidelity{Rows: e.Fidelity, Counts: e.Counters},
+		Resources:   resourcesJSON(e.Resources, e.Procs()),
 		Started:     e.Started.UTC(),
 		Processes:   e.Procs(),
 		Histograms:  data.Series,

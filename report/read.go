@@ -99,5 +99,6 @@ func experimentFromJSON(x *jsonExperiment) (*result.Experiment, error) {
 		Counters:     counts,
 		OpenLoop:     open,
 		Overtime:     x.Overtime,
+		Resources:    resourcesFromJSON(&x.Resources),
 	}, nil
 }

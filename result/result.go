@@ -32,6 +32,10 @@ type Experiment struct {
 	// Overtime counts measured requests that started later than intended
 	// by more than the runner's tolerance; always 0 in closed loop.
 	Overtime int64
+	// Resources is what the experiment cost the driver and what the
+	// server counted over it (resources.go); nil in results read from
+	// files written before it existed.
+	Resources *Resources
 }
 
 // OpenLoop is the target rate of an open-loop experiment and how much of

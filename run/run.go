@@ -32,6 +32,7 @@ import (
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/internal/clock"
 	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/resources"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
@@ -109,6 +110,9 @@ type Config struct {
 	// Status receives a status line every StatusEvery (none when nil).
 	Status      io.Writer
 	StatusEvery time.Duration
+
+	// Live, when set, watches the experiment as it runs (live.go).
+	Live Live
 }
 
 func (c *Config) defaults() {
@@ -159,6 +163,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	for i := range clients {
 		clients[i] = newClient(plan, i, &cfg, recs[i%len(recs)])
 		clients[i].loss = &loss
+		clients[i].id, clients[i].live = i, cfg.Live
 		if cfg.InjectLatency {
 			if clients[i].inject, err = newInjector(cfg.Workload, dist.Hash(cfg.Seed, uint64(i), 0x696e6a, 0)); err != nil {
 				return nil, fmt.Errorf("experiment: injected latency: %v", err)
@@ -166,11 +171,18 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		}
 	}
 
-	// The experiment's clock starts once the plan and clients are built.
+	// The experiment's clock starts once the plan and clients are built,
+	// and the server's statistics read.
+	sampler := resources.Start(ctx, cfg.Store)
 	start := time.Now()
 	b := bounds{measure: start.Add(e.Warmup), end: start.Add(e.Warmup + e.Duration)}
 	if e.Rate > 0 {
 		b.sched = newSchedule(NewPacer(cfg.Arrival, e.Rate, pacerSeed(cfg.Seed)), start, b)
+	}
+	if cfg.Live != nil {
+		cfg.Live.Begin(LiveExperiment{Threads: e.Threads, Rate: e.Rate, Start: start, Measure: b.measure, End: b.end,
+			InFlight: func() int { return inFlight(clients) }})
+		defer cfg.Live.End()
 	}
 
 	// Requests still running at the end get Drain to finish; then they are
@@ -241,6 +253,9 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		open.Scheduled, open.NotIssued = b.sched.finish(finished)
 	}
 	return &result.Experiment{
+		// Requests that timed out may mean a hung server, and Ctrl-C
+		// wants out: the server's statistics must not hold the run.
+		Resources:    sampler.Stop(ctx, ctx.Err() != nil || abandoned > 0 || sum.Outcome(tao.Timeout) > 0),
 		OpenLoop:     open,
 		Overtime:     overtime,
 		Threads:      e.Threads,
@@ -288,6 +303,8 @@ type client struct {
 	errStreak int               // consecutive requests that ended in Error
 	fid       fidelity.Counters // what the database returned, for the fidelity rows
 	loss      *firstLoss        // shared; nil keeps no error
+	id        int               // the client's number, for live
+	live      Live              // nil: no live metrics
 	req       tao.Request
 	res       tao.Result
 	s         metrics.Sample
@@ -347,6 +364,9 @@ func (c *client) keep(s *metrics.Sample, now time.Time) {
 func (c *client) flush(now time.Time) {
 	if len(c.batch) > 0 {
 		c.rec.RecordBatch(c.batch)
+		if c.live != nil {
+			c.live.Observe(c.id, c.batch)
+		}
 		c.batch = c.batch[:0]
 	}
 	c.flushed = now

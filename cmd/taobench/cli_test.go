@@ -303,7 +303,8 @@ var (
 	cliExpKeys = []string{"threads", "warmup_s", "duration_s", "runtime_s", "measured_s", "interrupted", "ops",
 		"throughput", "failed", "attempts", "latency_us", "outcomes", "contention", "lost", "fidelity",
 		"service_us", "target_rate", "arrival", "scheduled", "not_issued", "rate_reached", "overtime", "injected_us",
-		"started", "processes", "histograms", "counters", "timeline", "service_histograms", "injected_histograms"}
+		"started", "processes", "histograms", "counters", "timeline", "service_histograms", "injected_histograms",
+		"resources"}
 	cliHistKeys    = []string{"count", "sum_ns", "min_ns", "max_ns", "hdr"}
 	cliCounterKeys = []string{"attempts", "writes_objects", "object_conflicted", "writes_edges", "association_conflicted",
 		"adds_unique", "with_checks", "write_requests", "lock_conflicted", "unique_rejected"}

@@ -28,6 +28,7 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 	seed := fs.Uint64("seed", defaultSeed, "graph seed")
 	threads := fs.Int("load-threads", 2, "parallel loaders")
 	drop := fs.Bool("drop", false, "drop taobench's tables first, replacing whatever graph is there")
+	metricsAddr := metricsAddrFlag(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -37,6 +38,11 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 	if *threads < 1 || *threads > 1024 {
 		return badInput("load: --load-threads %d: give 1 to 1024", *threads)
 	}
+	live, err := startLive(e, "load", *metricsAddr)
+	if err != nil {
+		return err
+	}
+	defer stopLive(e, live)
 	w, err := loadWorkload(e, *wlName)
 	if err != nil {
 		return err

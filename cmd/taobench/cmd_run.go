@@ -49,6 +49,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	fs.Var(lostRate{&maxLost}, "max-error-rate", "exit with status 3 when an experiment loses more than this percentage of its requests to errors and timeouts")
 	drain := 10 * time.Second
 	fs.Var(durationFlag{&drain}, "drain", "time requests still running at the end may take before they count as timeouts")
+	metricsAddr := metricsAddrFlag(fs)
 	procs := fs.Int("procs", 0, "Go scheduler threads (GOMAXPROCS); 0: one per 4 clients, at most the CPUs, unless GOMAXPROCS is set")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -128,6 +129,11 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	live, err := startLive(e, "run", *metricsAddr)
+	if err != nil {
+		return err
+	}
+	defer stopLive(e, live)
 	w, err := loadWorkload(e, *wlName)
 	if err != nil {
 		return err
@@ -177,6 +183,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		Arrival:       arrival,
 		InjectLatency: *inject,
 		Status:        redactWriter{e.stderr, args},
+		Live:          e.liveRuns(),
 	}
 	var done []*result.Experiment
 	for i, x := range exps {

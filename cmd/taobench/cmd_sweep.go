@@ -33,6 +33,7 @@ type loadFlags struct {
 	warmup, duration   time.Duration
 	drain              time.Duration
 	given              map[string]bool
+	metricsAddr        *string
 }
 
 func (f *loadFlags) register(fs *flag.FlagSet) {
@@ -52,6 +53,7 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 	f.inject = fs.Bool("inject-latency", false, "inject the workload's *_latency delays before each request (docs/load.md)")
 	f.drain = 10 * time.Second
 	fs.Var(durationFlag{&f.drain}, "drain", "time requests still running at the end of a probe may take before they count as timeouts")
+	f.metricsAddr = metricsAddrFlag(fs)
 }
 
 // prober runs probes: one open-loop experiment per target rate, each with
@@ -90,20 +92,26 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, args []string) (*prober
 		return nil, err
 	}
 	e.injectLatency = *f.inject
+	live, err := startLive(e, c, *f.metricsAddr)
+	if err != nil {
+		return nil, err
+	}
 	w, err := loadWorkload(e, f.wlName)
+	if err == nil && *f.inject {
+		err = noteInjection(e, w)
+	}
+	var st store.Store
+	if err == nil {
+		st, err = openStore(ctx, f.dbURL, *f.threads)
+	}
 	if err != nil {
+		stopLive(e, live)
 		return nil, err
 	}
-	if *f.inject {
-		if err := noteInjection(e, w); err != nil {
-			return nil, err
-		}
-	}
-	st, err := openStore(ctx, f.dbURL, *f.threads)
-	if err != nil {
-		return nil, err
-	}
-	p := &prober{e: e, f: f, st: st, outF: outF, close: func() { closeStore(e, st, store.Redact(f.dbURL)) }}
+	p := &prober{e: e, f: f, st: st, outF: outF, close: func() {
+		closeStore(e, st, store.Redact(f.dbURL))
+		stopLive(e, live)
+	}}
 	printNotes(e, st)
 	g, graphOf, err := runGraph(ctx, e, c, st, f.dbURL, w, *f.edges, f.given["edges"], *f.loadThreads)
 	if err != nil {
@@ -121,7 +129,8 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, args []string) (*prober
 		Version: version(), Revision: revision(), NotApplied: notApplied(w, *f.inject),
 	}
 	p.cfg = run.Config{Store: st, Workload: w, Graph: g, Seed: *f.seed, Retries: *f.retries, Drain: f.drain,
-		Arrival: arrival, InjectLatency: *f.inject, Status: redactWriter{e.stderr, args}, StatusEvery: time.Hour}
+		Arrival: arrival, InjectLatency: *f.inject, Status: redactWriter{e.stderr, args}, StatusEvery: time.Hour,
+		Live: e.liveRuns()}
 	return p, nil
 }
 

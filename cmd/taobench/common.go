@@ -201,7 +201,7 @@ func openDatabaseOpts(ctx context.Context, raw string, opts store.Options) (stor
 func loadGraph(ctx context.Context, e *env, db store.Database, g *graph.Graph, w *workload.Workload, threads int) error {
 	fmt.Fprintf(e.stderr, "loading %d nodes (about %d edges) of workload %s's graph with %d loader(s)\n", g.Nodes(), g.Edges(), w.Name, threads)
 	bar := newProgress(e.stderr)
-	res, err := load.Load(ctx, db, g, g.Meta(w), load.Options{Threads: threads, Report: bar.report, Version: version()})
+	res, err := load.Load(ctx, db, g, g.Meta(w), load.Options{Threads: threads, Report: e.liveLoad(bar.report), Version: version()})
 	bar.finish()
 	if err != nil {
 		if ctx.Err() != nil {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/taobench/taobench/livemetrics"
 	_ "github.com/taobench/taobench/store/null"
 	_ "github.com/taobench/taobench/store/sqlstore"
 )
@@ -150,6 +151,9 @@ type env struct {
 	notedNotApplied bool
 	// injectLatency: this run injects the workload's latency fields.
 	injectLatency bool
+	// live serves --metrics-addr while a command works (live.go); nil
+	// without it.
+	live *livemetrics.Server
 }
 
 // redactArgs masks in msg every password that a URL among args carries, as

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/taobench/taobench/livemetrics"
+	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/run"
+)
+
+// metricsAddrFlag registers --metrics-addr on a command that runs or loads.
+func metricsAddrFlag(fs *flag.FlagSet) *string {
+	return fs.String("metrics-addr", "", "serve Prometheus metrics at http://HOST:PORT/metrics while the command works (docs/results.md), e.g. 127.0.0.1:9100; port 0 picks a free one")
+}
+
+// startLive listens on addr, when given, before any work starts, so a bad
+// address or a port in use is bad input naming the flag. The caller closes
+// what it returns (nil without addr) when the command ends.
+func startLive(e *env, cmd, addr string) (*livemetrics.Server, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	srv, err := livemetrics.Listen(addr)
+	if err != nil {
+		return nil, badInput("%s: --metrics-addr: %v", cmd, err)
+	}
+	e.live = srv
+	fmt.Fprintf(e.stderr, "serving Prometheus metrics at http://%s/metrics\n", srv.Addr())
+	return srv, nil
+}
+
+// stopLive closes the server startLive returned; nil does nothing.
+func stopLive(e *env, srv *livemetrics.Server) {
+	if srv == nil {
+		return
+	}
+	e.live = nil
+	if err := srv.Close(); err != nil {
+		fmt.Fprintf(e.stderr, "metrics server: %v\n", err)
+	}
+}
+
+// liveRuns is the run.Live of the command's metrics server; nil without one.
+func (e *env) liveRuns() run.Live {
+	if e.live == nil {
+		return nil
+	}
+	return e.live.Runs
+}
+
+// liveLoad wraps a load's progress report so the metrics server sees it too.
+func (e *env) liveLoad(report func(load.Progress)) func(load.Progress) {
+	if e.live == nil {
+		return report
+	}
+	l := e.live.Load
+	return func(p load.Progress) {
+		l.Observe(p)
+		report(p)
+	}
+}
