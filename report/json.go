@@ -31,32 +31,34 @@ type jsonRun struct {
 	Version       string    `json:"version"`
 	Revision      string    `json:"revision"`
 	NotApplied    []string  `json:"not_applied"`
+	jsonDriverRun           // driver_json.go
 }
 
 type jsonExperiment struct {
-	Threads     int                    `json:"threads"`
-	WarmupS     float64                `json:"warmup_s"`
-	DurationS   float64                `json:"duration_s"`
-	RuntimeS    float64                `json:"runtime_s"`
-	MeasuredS   float64                `json:"measured_s"`
-	Interrupted bool                   `json:"interrupted"`
-	Ops         int64                  `json:"ops"`
-	Throughput  float64                `json:"throughput"`
-	Failed      int64                  `json:"failed"`
-	Attempts    int64                  `json:"attempts"`
-	LatencyUS   map[string]jsonLatency `json:"latency_us"`
-	ServiceUS   map[string]jsonLatency `json:"service_us"`
-	InjectedUS  map[string]jsonLatency `json:"injected_us"`
-	TargetRate  float64                `json:"target_rate"`
-	Arrival     string                 `json:"arrival"`
-	Scheduled   int64                  `json:"scheduled"`
-	NotIssued   int64                  `json:"not_issued"`
-	RateReached bool                   `json:"rate_reached"`
-	Overtime    int64                  `json:"overtime"`
-	Outcomes    map[string]int64       `json:"outcomes"`
-	Contention  jsonContention         `json:"contention"`
-	Lost        jsonLost               `json:"lost"`
-	Fidelity    jsonFidelity           `json:"fidelity"`
+	Threads              int                    `json:"threads"`
+	WarmupS              float64                `json:"warmup_s"`
+	DurationS            float64                `json:"duration_s"`
+	RuntimeS             float64                `json:"runtime_s"`
+	MeasuredS            float64                `json:"measured_s"`
+	Interrupted          bool                   `json:"interrupted"`
+	Ops                  int64                  `json:"ops"`
+	Throughput           float64                `json:"throughput"`
+	Failed               int64                  `json:"failed"`
+	Attempts             int64                  `json:"attempts"`
+	LatencyUS            map[string]jsonLatency `json:"latency_us"`
+	ServiceUS            map[string]jsonLatency `json:"service_us"`
+	InjectedUS           map[string]jsonLatency `json:"injected_us"`
+	TargetRate           float64                `json:"target_rate"`
+	Arrival              string                 `json:"arrival"`
+	Scheduled            int64                  `json:"scheduled"`
+	NotIssued            int64                  `json:"not_issued"`
+	RateReached          bool                   `json:"rate_reached"`
+	Overtime             int64                  `json:"overtime"`
+	Outcomes             map[string]int64       `json:"outcomes"`
+	Contention           jsonContention         `json:"contention"`
+	Lost                 jsonLost               `json:"lost"`
+	Fidelity             jsonFidelity           `json:"fidelity"`
+	jsonDriverExperiment                        // driver_json.go
 
 	// Exact data, from which merge rebuilds everything above.
 	Started    time.Time                     `json:"started"`
@@ -116,6 +118,9 @@ func WriteJSON(w io.Writer, run *result.Run, exps []*result.Experiment) error {
 			Seed: run.Seed, Edges: run.Edges,
 			Retries: run.Retries, Started: run.Started, Version: run.Version, Revision: run.Revision, NotApplied: run.NotApplied,
 		}
+		doc.Run.jsonDriverRun = driverRunJSON(run)
+	} else {
+		doc.Run.jsonDriverRun = driverRunJSON(&result.Run{})
 	}
 	if doc.Run.NotApplied == nil {
 		doc.Run.NotApplied = []string{}
@@ -172,6 +177,8 @@ func experimentJSON(e *result.Experiment) (jsonExperiment, error) {
 		InjectedHistograms: data.Injected,
 		Counters:           &data.Counters,
 		Timeline:           data.Timeline,
+
+		jsonDriverExperiment: driverExperimentJSON(e),
 	}
 	if x.Timeline == nil {
 		x.Timeline = []metrics.SecondData{}

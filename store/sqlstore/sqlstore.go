@@ -201,7 +201,17 @@ func (db *DB) reserveOnce(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	defer tx.rollback()
+	n, err := db.reserveIn(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	return n, tx.commit(ctx)
+}
+
+// reserveIn increments the run counter inside tx.
+func (db *DB) reserveIn(ctx context.Context, tx txn) (int64, error) {
 	var n int64
+	var err error
 	found := false
 	scan := func(scan func(...any) error) error { found = true; return scan(&n) }
 	if db.d.reserveRun != "" {
@@ -215,10 +225,7 @@ func (db *DB) reserveOnce(ctx context.Context) (int64, error) {
 	if err == nil && !found {
 		err = errors.New("taobench_counter has no 'run' row (run setup first)")
 	}
-	if err != nil {
-		return 0, err
-	}
-	return n, tx.commit(ctx)
+	return n, err
 }
 
 // Exec executes one request; see the package documentation.
