@@ -90,7 +90,7 @@ func (r distRun) share(cmd string, exps []run.Experiment) ([]run.Experiment, []i
 	}
 	for i, x := range exps {
 		first, n := r.d.Slice(x.Threads)
-		if n == 0 {
+		if x.Threads < r.d.N() { // every driver, not only this one, needs a client
 			return nil, nil, badInput("%s: --driver %s: experiment %d has %d threads, fewer than the %d drivers: give at least %d threads, or fewer drivers",
 				cmd, r.d, i+1, x.Threads, r.d.N(), r.d.N())
 		}

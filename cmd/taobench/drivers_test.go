@@ -1,0 +1,68 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCLIDriverBadInput: each mistake in --driver, --run-id or --start-at
+// exits 2 with the flag named and the fix, before anything runs.
+func TestCLIDriverBadInput(t *testing.T) {
+	cliHome(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--driver", "5/4", "--run-id", "r"}, "--driver \"5/4\": I counts from 0 and must be below N: give --driver 0/4 to --driver 3/4"},
+		{[]string{"--driver", "4/4", "--run-id", "r"}, "give --driver 0/4 to --driver 3/4"},
+		{[]string{"--driver", "x", "--run-id", "r"}, "--driver \"x\": give I/N"},
+		{[]string{"--driver", "1/0", "--run-id", "r"}, "N must be 1 to 4096"},
+		{[]string{"--start-at", "garbage"}, "--start-at \"garbage\": give an RFC 3339 instant"},
+		{[]string{"--start-at", "+soon"}, "after '+' give a duration"},
+		{[]string{"--run-id", "a b"}, "--run-id \"a b\": give 1 to 63 letters"},
+		{[]string{"--driver", "1/4"}, "--driver 1/4 needs what all drivers share: --run-id ID, or --start-at as an RFC 3339 instant"},
+		{[]string{"--driver", "1/4", "--start-at", "+10s"}, "a relative --start-at differs per process"},
+		{[]string{"--driver", "3/4", "--run-id", "r", "--threads", "2"}, "experiment 1 has 2 threads, fewer than the 4 drivers"},
+	} {
+		args := append([]string{"run", "--db", "null", "--duration", "1"}, c.args...)
+		if c.args[0] == "load" {
+			args = append([]string{"load", "--db", "sqlite:" + filepath.Join(t.TempDir(), "x.db")}, c.args[1:]...)
+		}
+		r := cliRun(t, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stderr, "panic") {
+			t.Errorf("%v: want exit 2 and %q\n%v", c.args, c.want, r)
+		}
+	}
+}
+
+// TestCLIStartAt: a process waits for --start-at and says so; one that
+// reaches it late keeps the shared windows, says how late on stderr and
+// records it (late_s, a shorter measured window).
+func TestCLIStartAt(t *testing.T) {
+	cliHome(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := cliRun(t, "run", "--db", "null", "--threads", "2", "--warmup", "0.2", "--duration", "0.5", "--start-at", "+1s", "--out", out)
+	if r.code != 0 || !strings.Contains(r.stderr, "taobench: waiting until ") || !strings.Contains(r.stderr, "for the shared start; Ctrl-C stops") {
+		t.Fatalf("want a wait for the shared start, said on stderr\n%v", r)
+	}
+	d := cliReadJSON(t, out)
+	if late := cliNum(t, d.Experiments[0], "late_s"); late > 0.5 || d.Experiments[0]["shared_start"] == "" {
+		t.Errorf("on time: late_s %v, shared_start %v", late, d.Experiments[0]["shared_start"])
+	}
+
+	// The shared start passed 1.2 s ago, with a 1 s warmup and 2 s
+	// measured: no warmup, about 1.8 s measured.
+	start := time.Now().Add(-1200 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+	r = cliRun(t, "run", "--db", "null", "--threads", "2", "--warmup", "1", "--duration", "2", "--start-at", start, "--out", out)
+	if r.code != 0 || !strings.Contains(r.stderr, "experiment 1 began ") || !strings.Contains(r.stderr, "after its shared start "+start+": it ran no warmup and measured") {
+		t.Fatalf("want the late start said on stderr\n%v", r)
+	}
+	d = cliReadJSON(t, out)
+	e := d.Experiments[0]
+	late, measured := cliNum(t, e, "late_s"), cliNum(t, e, "measured_s")
+	if late < 1.2 || late > 2 || measured > 1.8 || measured < 1 || cliNum(t, e, "duration_s") != 2 {
+		t.Errorf("late start: late_s %v (want 1.2 to 2), measured_s %v (want about 1.8)", late, measured)
+	}
+}
