@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -283,6 +284,40 @@ func TestServerDrivers(t *testing.T) {
 		// Two cores shared with the database and other tests: a wide bound.
 		if ratio < 0.4 || ratio > 2.5 {
 			t.Errorf("merged throughput %.0f req/s is %.2f× the single process's %.0f req/s; want within 0.4× to 2.5×", me.Throughput, ratio, oe.Throughput)
+		}
+	})
+}
+
+// TestServerLoadDrivers: three load processes, each writing its part of
+// one graph at the same time, hold exactly the rows one loader writes
+// (objects by shard, forward edges by type and by target shard; check
+// verifies the inverses and the rest), and the graph is complete.
+func TestServerLoadDrivers(t *testing.T) {
+	bin := distBinary(t)
+	srvEach(t, func(t *testing.T, s srvServer) {
+		split, whole := s.fresh(t), s.fresh(t)
+		args := []string{"load", "--workload", "a", "--edges", "20000", "--seed", "3", "--load-threads", "2"}
+		srvMust(t, append(append([]string{}, args...), "--db", whole)...)
+		var argss [][]string
+		for i := range 3 {
+			argss = append(argss, append(append([]string{}, args...), "--db", split, "--driver", fmt.Sprintf("%d/3", i)))
+		}
+		stderrs := distProcs(t, bin, argss)
+		if n := strings.Count(strings.Join(stderrs, ""), "the graph is complete\n"); n < 1 {
+			t.Errorf("no loader completed the graph:\n%s", strings.Join(stderrs, "\n"))
+		}
+		a, b := distInventory(t, split), distInventory(t, whole)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("three load drivers hold %+v, one loader %+v", a, b)
+		}
+		var objs int64
+		for _, n := range a.Objects {
+			objs += n
+		}
+		t.Logf("%s: 3 load drivers and 1 loader each hold %d objects, forward edges by type %v", s.kind, objs, a.EdgesByBase)
+		r := srvMust(t, "check", "--db", split)
+		if !strings.Contains(r.stdout, "every invariant holds") {
+			t.Errorf("check after the load drivers:\n%s", r)
 		}
 	})
 }

@@ -7,9 +7,12 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/driver"
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/load"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/workload"
 )
 
 // distFlags are run's flags for splitting one run across driver processes
@@ -171,4 +174,43 @@ func (r distRun) lateNote(k int, res *result.Experiment) string {
 	}
 	return fmt.Sprintf("%s: experiment %d began %.3f s after its shared start %s: %s (recorded as late_s)",
 		who, k+1, res.Late.Seconds(), res.At.UTC().Format(time.RFC3339Nano), cut)
+}
+
+// loadPart reads load's --driver: which part of the graph this loader
+// writes.
+func loadPart(s string, drop bool) (driver.Driver, error) {
+	if s == "" {
+		return driver.Single, nil
+	}
+	d, err := driver.Parse("--driver", s)
+	if err != nil {
+		return d, badInput("load: %v", err)
+	}
+	if d.Many() && drop {
+		return d, badInput("load: --drop with --driver %s would drop the rows the other loaders are writing: drop the old graph once first (a fresh database, or DROP TABLE objects, edges, taobench_meta, taobench_counter), then start every loader without --drop", d)
+	}
+	return d, nil
+}
+
+// loadGraphPart writes part d of g into db, saying on stderr whether the
+// graph is now complete or which parts it still waits for.
+func loadGraphPart(ctx context.Context, e *env, db store.Database, g *graph.Graph, w *workload.Workload, threads int, d driver.Driver) error {
+	fmt.Fprintf(e.stderr, "loading part %s of workload %s's graph (%d nodes, about %d edges, in all) with %d loader(s)\n", d, w.Name, g.Nodes(), g.Edges(), threads)
+	bar := newProgress(e.stderr)
+	res, err := load.Load(ctx, db, g, g.Meta(w), load.Options{Threads: threads, Report: bar.report, Version: version(), Part: d.Index, Parts: d.N()})
+	bar.finish()
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w: %v", errInterrupted, err)
+		}
+		return err
+	}
+	secs := res.Elapsed.Seconds()
+	fmt.Fprintf(e.stderr, "loaded part %s: %d rows (%d nodes) in %.1fs: %.0f rows/s\n", d, res.Rows, res.Nodes, secs, float64(res.Rows)/max(secs, 1e-9))
+	if res.Complete {
+		fmt.Fprintf(e.stderr, "every part of the graph is loaded: the graph is complete\n")
+	} else {
+		fmt.Fprintf(e.stderr, "the graph is complete when part(s) %s are loaded too\n", res.Missing)
+	}
+	return nil
 }

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taobench/taobench/store"
 )
 
 // TestCLIDriverBadInput: each mistake in --driver, --run-id or --start-at
@@ -25,6 +29,8 @@ func TestCLIDriverBadInput(t *testing.T) {
 		{[]string{"--driver", "1/4"}, "--driver 1/4 needs what all drivers share: --run-id ID, or --start-at as an RFC 3339 instant"},
 		{[]string{"--driver", "1/4", "--start-at", "+10s"}, "a relative --start-at differs per process"},
 		{[]string{"--driver", "3/4", "--run-id", "r", "--threads", "2"}, "experiment 1 has 2 threads, fewer than the 4 drivers"},
+		{[]string{"load", "--driver", "9/2"}, "load: --driver \"9/2\": I counts from 0"},
+		{[]string{"load", "--driver", "0/2", "--drop"}, "--drop with --driver 0/2 would drop the rows the other loaders are writing"},
 	} {
 		args := append([]string{"run", "--db", "null", "--duration", "1"}, c.args...)
 		if c.args[0] == "load" {
@@ -64,5 +70,64 @@ func TestCLIStartAt(t *testing.T) {
 	late, measured := cliNum(t, e, "late_s"), cliNum(t, e, "measured_s")
 	if late < 1.2 || late > 2 || measured > 1.8 || measured < 1 || cliNum(t, e, "duration_s") != 2 {
 		t.Errorf("late start: late_s %v (want 1.2 to 2), measured_s %v (want about 1.8)", late, measured)
+	}
+}
+
+// distInventory is what a database holds, counted by shard and type.
+func distInventory(t *testing.T, dbURL string) store.Inventory {
+	t.Helper()
+	ctx := context.Background()
+	st, err := store.Default.Open(ctx, dbURL, store.Options{Clients: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	inv, err := st.(store.Inspector).Inspect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inv
+}
+
+// TestCLILoadParts: three loads of parts of one graph, one after another
+// on SQLite, give the rows one load gives; a run refuses the graph while a
+// part is missing, naming it.
+func TestCLILoadParts(t *testing.T) {
+	cliHome(t)
+	dir := t.TempDir()
+	split, whole := "sqlite:"+filepath.Join(dir, "split.db"), "sqlite:"+filepath.Join(dir, "whole.db")
+	load := func(db string, extra ...string) cliResult {
+		r := cliRun(t, append([]string{"load", "--db", db, "--workload", "a", "--edges", "3000", "--seed", "5"}, extra...)...)
+		if r.code != 0 {
+			t.Fatalf("load: %v", r)
+		}
+		return r
+	}
+	load(whole)
+	r := load(split, "--driver", "0/3")
+	if !strings.Contains(r.stderr, "loading part 0/3") || !strings.Contains(r.stderr, "the graph is complete when part(s) 1/3, 2/3 are loaded too") {
+		t.Errorf("part 0/3 did not say what is left:\n%v", r)
+	}
+	load(split, "--driver", "2/3")
+	r = cliRun(t, "run", "--db", split, "--duration", "0.2")
+	if r.code != 2 || !strings.Contains(r.stderr, "loaded in 3 parts, and part(s) 1/3 are not loaded yet: run taobench load --driver I/3") {
+		t.Errorf("run on a graph missing part 1/3: want exit 2 naming it\n%v", r)
+	}
+	r = cliRun(t, "load", "--db", split, "--workload", "a", "--edges", "3000", "--seed", "5", "--driver", "1/2")
+	if r.code != 2 || !strings.Contains(r.stderr, "split into 3 parts, not 2") {
+		t.Errorf("joining with another N: want exit 2\n%v", r)
+	}
+	r = load(split, "--driver", "1/3")
+	if !strings.Contains(r.stderr, "every part of the graph is loaded: the graph is complete") {
+		t.Errorf("the last part did not complete the graph:\n%v", r)
+	}
+	if a, b := distInventory(t, split), distInventory(t, whole); !reflect.DeepEqual(a, b) {
+		t.Errorf("three parts hold %+v, one load %+v", a, b)
+	}
+	if r := cliRun(t, "check", "--db", split); r.code != 0 {
+		t.Errorf("check after the parts: %v", r)
+	}
+	if r := cliRun(t, "run", "--db", split, "--duration", "0.2", "--warmup", "0"); r.code != 0 {
+		t.Errorf("run on the complete graph: %v", r)
 	}
 }
