@@ -131,3 +131,18 @@ func TestCLILoadParts(t *testing.T) {
 		t.Errorf("run on the complete graph: %v", r)
 	}
 }
+
+// TestCLIDBFromEnv: --db env:NAME takes the URL from the environment, as
+// the Kubernetes example passes its Secret, and an unset one is bad input.
+func TestCLIDBFromEnv(t *testing.T) {
+	cliHome(t)
+	t.Setenv("TAOBENCH_TEST_DB", "null?delay=1ms")
+	r := cliRun(t, "run", "--db", "env:TAOBENCH_TEST_DB", "--duration", "0.2", "--warmup", "0")
+	if r.code != 0 || !strings.Contains(r.stderr, "on null?delay=1ms") {
+		t.Errorf("--db env:: want a run on the URL from the environment\n%v", r)
+	}
+	r = cliRun(t, "run", "--db", "env:TAOBENCH_TEST_UNSET", "--duration", "0.2")
+	if r.code != 2 || !strings.Contains(r.stderr, `--db env:TAOBENCH_TEST_UNSET: the environment variable "TAOBENCH_TEST_UNSET" is unset or empty`) {
+		t.Errorf("unset variable: want exit 2 naming it\n%v", r)
+	}
+}
