@@ -126,13 +126,15 @@ func (db *DB) Schema() []string { return append([]string(nil), db.d.schema...) }
 // createRacing runs a CREATE ... IF NOT EXISTS statement, again if it
 // lost a race: PostgreSQL checks "if not exists" before it inserts into its
 // catalog, so processes setting up one database at once (driver processes,
-// docs/distributed.md) can fail with a duplicate key; by the retry the
-// object exists and the statement does nothing.
+// docs/distributed.md) can fail with a duplicate key, or a serialization
+// failure on the counter row; by the retry the object exists and the
+// statement does nothing.
 func (db *DB) createRacing(ctx context.Context, q querier, stmt string) (int64, error) {
 	for i := 1; ; i++ {
 		n, err := q.execSQL(ctx, stmt)
-		if err == nil || i == 5 || ctx.Err() != nil ||
-			db.b.classify(err) != errUnique && !strings.Contains(err.Error(), "already exists") {
+		c := db.b.classify(err)
+		if err == nil || i == 10 || ctx.Err() != nil ||
+			c != errUnique && c != errConflict && !strings.Contains(err.Error(), "already exists") {
 			return n, err
 		}
 		time.Sleep(time.Duration(i) * 20 * time.Millisecond)
