@@ -80,7 +80,7 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 		if err != nil {
 			return Result{}, err
 		}
-		if err := checkParts(old, opt.Parts); err != nil {
+		if err := CheckParts(old, opt.Parts); err != nil {
 			return Result{}, err
 		}
 	}

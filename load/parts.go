@@ -26,15 +26,15 @@ func partRange(total int64, i, n int) (lo, hi int64) {
 	return total * int64(i) / int64(n), total * int64(i+1) / int64(n)
 }
 
-// checkParts refuses to join a load split into another number of parts:
+// CheckParts refuses to join a load split into another number of parts:
 // the parts' node ranges would not line up.
-func checkParts(meta map[string]string, n int) error {
+func CheckParts(meta map[string]string, n int) error {
 	have := meta[metaParts]
 	if have == "" || meta[graph.MetaState] != graph.StateLoading {
 		return nil
 	}
 	if have != strconv.Itoa(n) {
-		return fmt.Errorf("the database holds a load of this graph split into %s parts, not %d: give --driver I/%s to every loader, or start over with --drop", have, n, have)
+		return fmt.Errorf("the database holds a load of this graph split into %s parts, not %d: give --driver I/%s to every loader, or start over on a fresh database", have, n, have)
 	}
 	return nil
 }

@@ -77,6 +77,9 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if ld.Many() {
+		if err := load.CheckParts(meta, ld.N()); err != nil {
+			return badInput("load: %s: %v", store.Redact(*dbURL), err)
+		}
 		return loadGraphPart(ctx, e, db, g, w, *threads, ld)
 	}
 	return loadGraph(ctx, e, db, g, w, *threads)
