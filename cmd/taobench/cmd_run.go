@@ -157,6 +157,9 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	defer closeStore(e, st, store.Redact(*dbURL))
 	printNotes(e, st)
 
+	if err := dr.needGraph(ctx, st, *dbURL); err != nil {
+		return err
+	}
 	g, graphOf, err := runGraph(ctx, e, "run", st, *dbURL, w, *edges, given["edges"], *loadThreads)
 	if err != nil {
 		return err

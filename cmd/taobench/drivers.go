@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"time"
@@ -213,4 +214,21 @@ func loadGraphPart(ctx context.Context, e *env, db store.Database, g *graph.Grap
 		fmt.Fprintf(e.stderr, "the graph is complete when part(s) %s are loaded too\n", res.Missing)
 	}
 	return nil
+}
+
+// needGraph refuses to let drivers load a graph into an empty database:
+// each would load the whole graph at once. The graph is loaded first, once
+// or in parts.
+func (r distRun) needGraph(ctx context.Context, st store.Store, dbURL string) error {
+	db, ok := st.(store.Database)
+	if !ok || !r.d.Many() {
+		return nil
+	}
+	if err := db.Setup(ctx, false); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	if _, _, err := load.Loaded(ctx, db); errors.Is(err, load.ErrNoGraph) {
+		return badInput("run: --driver %s: %s holds no graph, and drivers do not load one (each would load all of it): load it first, once (taobench load) or in parts (taobench load --driver I/N), then start the drivers", r.d, store.Redact(dbURL))
+	}
+	return nil // other errors: runGraph reports them
 }

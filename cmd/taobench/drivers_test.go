@@ -146,3 +146,41 @@ func TestCLIDBFromEnv(t *testing.T) {
 		t.Errorf("unset variable: want exit 2 naming it\n%v", r)
 	}
 }
+
+// TestCLIDriverNeedsGraph: drivers never load a graph themselves.
+func TestCLIDriverNeedsGraph(t *testing.T) {
+	cliHome(t)
+	db := "sqlite:" + filepath.Join(t.TempDir(), "empty.db")
+	r := cliRun(t, "run", "--db", db, "--driver", "0/2", "--run-id", "r", "--duration", "0.2")
+	if r.code != 2 || !strings.Contains(r.stderr, "holds no graph, and drivers do not load one") || strings.Contains(r.stderr, "loading") {
+		t.Errorf("drivers on an empty database: want exit 2 and no load\n%v", r)
+	}
+}
+
+// TestCLIStartAtInterrupt: Ctrl-C while waiting for the shared start ends
+// the run at once, status 130.
+func TestCLIStartAtInterrupt(t *testing.T) {
+	cliHome(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	stderr := newCLISyncBuffer("for the shared start")
+	done := make(chan int)
+	began := time.Now()
+	go func() {
+		var stdout cliSyncBuffer
+		done <- realMain(ctx, []string{"run", "--db", "null", "--duration", "1", "--start-at", "+1m"}, &stdout, stderr)
+	}()
+	select {
+	case <-stderr.seen:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no wait announced:\n%s", stderr.String())
+	}
+	cancel()
+	select {
+	case code := <-done:
+		if code != 130 || time.Since(began) > 20*time.Second {
+			t.Errorf("interrupted while waiting: exit %d after %v; want 130 at once\n%s", code, time.Since(began), stderr.String())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Ctrl-C did not end the wait")
+	}
+}
