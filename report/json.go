@@ -31,34 +31,34 @@ type jsonRun struct {
 	Version       string    `json:"version"`
 	Revision      string    `json:"revision"`
 	NotApplied    []string  `json:"not_applied"`
-	jsonDriverRun           // driver_json.go
+
+	jsonDriverRun // run_id, drivers, driver_indexes: driver_json.go
 }
 
 type jsonExperiment struct {
-	Threads              int                    `json:"threads"`
-	WarmupS              float64                `json:"warmup_s"`
-	DurationS            float64                `json:"duration_s"`
-	RuntimeS             float64                `json:"runtime_s"`
-	MeasuredS            float64                `json:"measured_s"`
-	Interrupted          bool                   `json:"interrupted"`
-	Ops                  int64                  `json:"ops"`
-	Throughput           float64                `json:"throughput"`
-	Failed               int64                  `json:"failed"`
-	Attempts             int64                  `json:"attempts"`
-	LatencyUS            map[string]jsonLatency `json:"latency_us"`
-	ServiceUS            map[string]jsonLatency `json:"service_us"`
-	InjectedUS           map[string]jsonLatency `json:"injected_us"`
-	TargetRate           float64                `json:"target_rate"`
-	Arrival              string                 `json:"arrival"`
-	Scheduled            int64                  `json:"scheduled"`
-	NotIssued            int64                  `json:"not_issued"`
-	RateReached          bool                   `json:"rate_reached"`
-	Overtime             int64                  `json:"overtime"`
-	Outcomes             map[string]int64       `json:"outcomes"`
-	Contention           jsonContention         `json:"contention"`
-	Lost                 jsonLost               `json:"lost"`
-	Fidelity             jsonFidelity           `json:"fidelity"`
-	jsonDriverExperiment                        // driver_json.go
+	Threads     int                    `json:"threads"`
+	WarmupS     float64                `json:"warmup_s"`
+	DurationS   float64                `json:"duration_s"`
+	RuntimeS    float64                `json:"runtime_s"`
+	MeasuredS   float64                `json:"measured_s"`
+	Interrupted bool                   `json:"interrupted"`
+	Ops         int64                  `json:"ops"`
+	Throughput  float64                `json:"throughput"`
+	Failed      int64                  `json:"failed"`
+	Attempts    int64                  `json:"attempts"`
+	LatencyUS   map[string]jsonLatency `json:"latency_us"`
+	ServiceUS   map[string]jsonLatency `json:"service_us"`
+	InjectedUS  map[string]jsonLatency `json:"injected_us"`
+	TargetRate  float64                `json:"target_rate"`
+	Arrival     string                 `json:"arrival"`
+	Scheduled   int64                  `json:"scheduled"`
+	NotIssued   int64                  `json:"not_issued"`
+	RateReached bool                   `json:"rate_reached"`
+	Overtime    int64                  `json:"overtime"`
+	Outcomes    map[string]int64       `json:"outcomes"`
+	Contention  jsonContention         `json:"contention"`
+	Lost        jsonLost               `json:"lost"`
+	Fidelity    jsonFidelity           `json:"fidelity"`
 
 	// Exact data, from which merge rebuilds everything above.
 	Started    time.Time                     `json:"started"`
@@ -69,6 +69,8 @@ type jsonExperiment struct {
 	InjectedHistograms map[string]metrics.SeriesData `json:"injected_histograms"`
 	Counters           *metrics.CountersData         `json:"counters"`
 	Timeline           []metrics.SecondData          `json:"timeline"`
+
+	jsonDriverExperiment // shared_start, late_s, ...: driver_json.go
 }
 
 // jsonFidelity is the run's own evidence that the database saw the
