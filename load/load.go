@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,12 +33,20 @@ type Options struct {
 	Report    func(Progress)   // may be nil
 	Now       func() time.Time // for tests; default time.Now
 	Version   string           // taobench's version, recorded with the graph
+	// Part and Parts split the load across processes (load --driver
+	// I/N, parts.go): this one writes part Part (0-based) of Parts, a
+	// contiguous node range. Parts 0 or 1 loads the whole graph.
+	Part, Parts int
 }
 
 // Result sums up a finished load.
 type Result struct {
 	Nodes, Rows int64
 	Elapsed     time.Duration
+	// Complete is false when this was one part of a split load and other
+	// parts are still missing; Missing lists them ("1/4, 3/4").
+	Complete bool
+	Missing  string
 }
 
 // Load writes every node of g, with its edges, into db: the node space is
@@ -61,7 +70,22 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 		now = time.Now
 	}
 	start := now()
-	total := g.Nodes()
+	split := opt.Parts > 1
+	if split && (opt.Part < 0 || opt.Part >= opt.Parts) {
+		return Result{}, fmt.Errorf("load: part %d of %d: want 0 to %d", opt.Part, opt.Parts, opt.Parts-1)
+	}
+	first, end := int64(0), g.Nodes()
+	if split {
+		first, end = partRange(end, opt.Part, opt.Parts)
+		old, err := db.Meta(ctx)
+		if err != nil {
+			return Result{}, err
+		}
+		if err := CheckParts(old, opt.Parts); err != nil {
+			return Result{}, err
+		}
+	}
+	total := end - first
 	threads := int64(opt.Threads)
 	if threads > total {
 		threads = max(1, total)
@@ -71,11 +95,19 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 	rec[graph.MetaState] = graph.StateLoading
 	rec["load_started"] = start.UTC().Format(time.RFC3339)
 	rec["taobench_version"] = opt.Version
+	if split {
+		rec[metaParts] = strconv.Itoa(opt.Parts)
+		rec[metaPart(opt.Part)] = graph.StateLoading
+	}
 	if err := db.SetMeta(ctx, rec); err != nil {
 		return Result{}, fmt.Errorf("load: recording the graph: %w", err)
 	}
-	if err := db.BeginLoad(ctx); err != nil {
-		return Result{}, fmt.Errorf("load: preparing the database: %w", err)
+	// A part loads into the indexes: BeginLoad may drop them on empty
+	// tables, which the other parts, loading at the same time, need.
+	if !split {
+		if err := db.BeginLoad(ctx); err != nil {
+			return Result{}, fmt.Errorf("load: preparing the database: %w", err)
+		}
 	}
 
 	var nodes, rows atomic.Int64
@@ -86,7 +118,7 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 	errs := make(chan error, threads)
 	var wg sync.WaitGroup
 	for t := int64(0); t < threads; t++ {
-		lo, hi := total*t/threads, total*(t+1)/threads
+		lo, hi := first+total*t/threads, first+total*(t+1)/threads
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -127,10 +159,25 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 	if err := <-errs; err != nil {
 		return Result{}, err
 	}
+	res := Result{Nodes: nodes.Load(), Rows: rows.Load(), Elapsed: now().Sub(start), Complete: true}
+	if split {
+		var err error
+		if res.Complete, err = finishPart(ctx, db, opt.Part, opt.Parts, now().UTC().Format(time.RFC3339)); err != nil {
+			return Result{}, err
+		}
+		if !res.Complete {
+			if meta, err := db.Meta(ctx); err == nil {
+				res.Missing = missingParts(meta)
+			}
+		}
+		if opt.Report != nil {
+			opt.Report(Progress{Nodes: res.Nodes, TotalNodes: total, Rows: res.Rows, Elapsed: res.Elapsed, Done: true})
+		}
+		return res, nil
+	}
 	if err := db.EndLoad(ctx); err != nil {
 		return Result{}, fmt.Errorf("load: finishing (building indexes): %w", err)
 	}
-	res := Result{Nodes: nodes.Load(), Rows: rows.Load(), Elapsed: now().Sub(start)}
 	if err := db.SetMeta(ctx, map[string]string{
 		graph.MetaState: graph.StateComplete,
 		"load_finished": now().UTC().Format(time.RFC3339),

@@ -26,6 +26,10 @@ func Loaded(ctx context.Context, db store.Database) (*graph.Graph, *workload.Wor
 	if len(meta) == 0 {
 		return nil, nil, ErrNoGraph
 	}
+	if miss := missingParts(meta); miss != "" && meta[graph.MetaState] != graph.StateComplete {
+		return nil, nil, fmt.Errorf("the database holds workload %s's graph (%s edges, seed %s) loaded in %s parts, and part(s) %s are not loaded yet: run taobench load --driver I/%s for each (with the same --workload, --edges and --seed), then run again",
+			or(meta["workload"]), or(meta["edges"]), or(meta["seed"]), meta[metaParts], miss, meta[metaParts])
+	}
 	g, w, err := graph.FromMeta(meta)
 	if err != nil {
 		return nil, nil, err

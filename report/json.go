@@ -31,6 +31,8 @@ type jsonRun struct {
 	Version       string    `json:"version"`
 	Revision      string    `json:"revision"`
 	NotApplied    []string  `json:"not_applied"`
+
+	jsonDriverRun // run_id, drivers, driver_indexes: driver_json.go
 }
 
 type jsonExperiment struct {
@@ -68,6 +70,8 @@ type jsonExperiment struct {
 	InjectedHistograms map[string]metrics.SeriesData `json:"injected_histograms"`
 	Counters           *metrics.CountersData         `json:"counters"`
 	Timeline           []metrics.SecondData          `json:"timeline"`
+
+	jsonDriverExperiment // shared_start, late_s, ...: driver_json.go
 }
 
 // jsonFidelity is the run's own evidence that the database saw the
@@ -117,6 +121,9 @@ func WriteJSON(w io.Writer, run *result.Run, exps []*result.Experiment) error {
 			Seed: run.Seed, Edges: run.Edges,
 			Retries: run.Retries, Started: run.Started, Version: run.Version, Revision: run.Revision, NotApplied: run.NotApplied,
 		}
+		doc.Run.jsonDriverRun = driverRunJSON(run)
+	} else {
+		doc.Run.jsonDriverRun = driverRunJSON(&result.Run{})
 	}
 	if doc.Run.NotApplied == nil {
 		doc.Run.NotApplied = []string{}
@@ -174,6 +181,8 @@ func experimentJSON(e *result.Experiment) (jsonExperiment, error) {
 		InjectedHistograms: data.Injected,
 		Counters:           &data.Counters,
 		Timeline:           data.Timeline,
+
+		jsonDriverExperiment: driverExperimentJSON(e),
 	}
 	if x.Timeline == nil {
 		x.Timeline = []metrics.SecondData{}

@@ -31,6 +31,9 @@ func ReadJSON(r io.Reader) (*result.Doc, error) {
 		GraphSeed: doc.Run.GraphSeed, Seed: doc.Run.Seed, Edges: doc.Run.Edges, Retries: doc.Run.Retries,
 		Started: doc.Run.Started, Version: doc.Run.Version, Revision: doc.Run.Revision, NotApplied: doc.Run.NotApplied,
 	}}
+	if err := driverRunFromJSON(doc.Run.jsonDriverRun, out.Run); err != nil {
+		return nil, err
+	}
 	for i, x := range doc.Experiments {
 		e, err := experimentFromJSON(&x)
 		if err != nil {
@@ -85,7 +88,7 @@ func experimentFromJSON(x *jsonExperiment) (*result.Experiment, error) {
 	if counts == nil {
 		counts = &fidelity.Counters{}
 	}
-	return &result.Experiment{
+	e := &result.Experiment{
 		Threads:      x.Threads,
 		Warmup:       seconds(x.WarmupS),
 		Duration:     seconds(x.DurationS),
@@ -100,5 +103,9 @@ func experimentFromJSON(x *jsonExperiment) (*result.Experiment, error) {
 		OpenLoop:     open,
 		Overtime:     x.Overtime,
 		Resources:    resourcesFromJSON(&x.Resources),
-	}, nil
+	}
+	if err := driverExperimentFromJSON(x.jsonDriverExperiment, e); err != nil {
+		return nil, err
+	}
+	return e, nil
 }

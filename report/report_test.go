@@ -227,12 +227,13 @@ func TestJSON(t *testing.T) {
 		t.Errorf("top-level keys %q", got)
 	}
 	r := doc["run"].(map[string]any)
-	if got, want := keys(r), sorted("database workload graph_workload graph_seed seed edges retries started version revision not_applied"); got != want {
+	if got, want := keys(r), sorted("database workload graph_workload graph_seed seed edges retries started version revision not_applied run_id drivers driver_indexes"); got != want {
 		t.Errorf("run keys %q, want %q", got, want)
 	}
 	if r["database"] != run.Database || r["workload"] != "o" || r["seed"] != 7.0 || r["edges"] != 1000.0 ||
 		r["retries"] != 3.0 || r["started"] != "2024-05-01T12:00:00Z" || r["version"] != "v0.1" ||
-		r["revision"] != "0123abc+modified" || len(r["not_applied"].([]any)) != 1 {
+		r["revision"] != "0123abc+modified" || len(r["not_applied"].([]any)) != 1 ||
+		r["run_id"] != "" || r["drivers"] != 1.0 || len(r["driver_indexes"].([]any)) != 1 {
 		t.Errorf("run = %v", r)
 	}
 
@@ -241,7 +242,8 @@ func TestJSON(t *testing.T) {
 		t.Fatalf("%d experiments, want 2", len(exps))
 	}
 	wantKeys := sorted("threads warmup_s duration_s ops throughput failed latency_us outcomes contention attempts runtime_s measured_s interrupted lost fidelity started processes histograms counters timeline " +
-		"service_us target_rate arrival scheduled not_issued rate_reached overtime injected_us service_histograms injected_histograms resources")
+		"service_us target_rate arrival scheduled not_issued rate_reached overtime injected_us service_histograms injected_histograms resources " +
+		"shared_start late_s first_client all_threads all_target_rate")
 	for i, x := range exps {
 		e := x.(map[string]any)
 		if got := keys(e); got != wantKeys {

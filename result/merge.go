@@ -41,6 +41,9 @@ func Merge(runs []Named) (*Doc, error) {
 	if first.Doc == nil || first.Doc.Run == nil {
 		return nil, fmt.Errorf("%s: no run", first.Name)
 	}
+	if err := checkDrivers(runs); err != nil {
+		return nil, err
+	}
 	for _, r := range runs[1:] {
 		if err := compatible(first, r); err != nil {
 			return nil, err
@@ -55,6 +58,9 @@ func Merge(runs []Named) (*Doc, error) {
 		}
 		out.Experiments = append(out.Experiments, m)
 	}
+	if err := finishDrivers(out, runs); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -67,8 +73,9 @@ func compatible(a, b Named) error {
 		return fmt.Errorf("%s and %s do not belong together: %s %v in %s, %v in %s; %s",
 			a.Name, b.Name, what, u, a.Name, v, b.Name, why)
 	}
+	split := a.Doc.split() // checkDrivers has matched b
 	switch {
-	case x.Seed == y.Seed && x.Started.Equal(y.Started):
+	case !split && x.Seed == y.Seed && x.Started.Equal(y.Started):
 		return fmt.Errorf("%s and %s hold the same run (seed %d, started %s): merging it twice would count its requests twice; give each run once",
 			a.Name, b.Name, x.Seed, x.Started.UTC().Format(time.RFC3339Nano))
 	case scheme(x.Database) != scheme(y.Database):
@@ -92,14 +99,19 @@ func compatible(a, b Named) error {
 			return fmt.Errorf("%s or %s: experiment %d is missing", a.Name, b.Name, i+1)
 		}
 		at := fmt.Sprintf("experiment %d: ", i+1)
+		if split {
+			if err := driversCompatible(i, e, f, differ); err != nil {
+				return err
+			}
+		}
 		switch {
 		case e.Warmup != f.Warmup:
 			return differ(at+"warmup_s", e.Warmup.Seconds(), f.Warmup.Seconds(), "merge only runs of the same schedule")
 		case e.Duration != f.Duration:
 			return differ(at+"duration_s", e.Duration.Seconds(), f.Duration.Seconds(), "merge only runs of the same schedule")
-		case e.Threads*f.Procs() != f.Threads*e.Procs():
+		case !split && e.Threads*f.Procs() != f.Threads*e.Procs():
 			return differ(at+"threads per process", perProc(e), perProc(f), "merge only runs of the same schedule")
-		case !sameRate(e, f):
+		case !split && !sameRate(e, f):
 			return differ(at+"target_rate per process", rateOf(e), rateOf(f), "merge only runs of the same target rate (closed loop: 0), one per process")
 		case e.OpenLoop.Arrivals() != f.OpenLoop.Arrivals():
 			return differ(at+"arrival", e.OpenLoop.Arrivals(), f.OpenLoop.Arrivals(), "merge only runs of the same arrival process")
@@ -175,6 +187,7 @@ func add(m, e *Experiment) *Experiment {
 	m.OpenLoop.Scheduled += e.OpenLoop.Scheduled
 	m.OpenLoop.NotIssued += e.OpenLoop.NotIssued
 	m.Overtime += e.Overtime
+	m.Late = max(m.Late, e.Late)
 	m.Summary.Merge(e.Summary)
 	m.Counters.Merge(e.Counters)
 	return m

@@ -29,6 +29,17 @@ type Experiment struct {
 	Counters *fidelity.Counters
 	// OpenLoop describes the target rate; zero in closed loop.
 	OpenLoop OpenLoop
+	// Drivers of one run (docs/distributed.md): At is the experiment's
+	// shared start (zero without --start-at), Late how long after it this
+	// process began (its warmup, or measured window, that much shorter).
+	// FirstClient is the run-wide number of the first client this result
+	// holds; AllThreads and AllRate are the whole run's clients and target
+	// rate, over all drivers (0 when the run was not split).
+	At          time.Time
+	Late        time.Duration
+	FirstClient int
+	AllThreads  int
+	AllRate     float64
 	// Overtime counts measured requests that started later than intended
 	// by more than the runner's tolerance; always 0 in closed loop.
 	Overtime int64
@@ -75,6 +86,14 @@ type Run struct {
 	Version       string // taobench's module version
 	Revision      string // the commit taobench was built from; "unknown" without VCS data
 	NotApplied    []string
+	// RunID names the run all its drivers share ("" for a run in one
+	// process without --run-id); Drivers is how many processes the run
+	// was split across (0 or 1: one) and DriverIndexes which of them
+	// (0-based) these results hold: one for a driver's own file, all of
+	// them after taobench merge.
+	RunID         string
+	Drivers       int
+	DriverIndexes []int
 }
 
 // Doc is a whole run: what its experiments share, and each experiment's

@@ -116,6 +116,9 @@ type schedule struct {
 	over   bool          // the pacer has passed the end: no more requests
 	last   time.Duration // the pacer's last offset while over
 	window [2]time.Duration
+	// skip is how late the process began: arrivals before it are not
+	// issued, as a late driver of a shared schedule does not catch up.
+	lateBy time.Duration
 
 	scheduled atomic.Int64 // intended starts in the measured window handed out
 	skipped   atomic.Int64 // of those, never issued (the experiment ended first)
@@ -134,6 +137,9 @@ func (s *schedule) next() (time.Time, bool) {
 		return time.Time{}, false
 	}
 	off := s.pacer.Next()
+	for off < s.lateBy && off < s.window[1] {
+		off = s.pacer.Next()
+	}
 	if off >= s.window[1] {
 		s.over, s.last = true, off
 		s.mu.Unlock()

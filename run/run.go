@@ -72,6 +72,11 @@ type Experiment struct {
 	// Rate is the target rate in requests per second across all clients
 	// (open loop, pacer.go); 0 runs closed loop.
 	Rate float64
+	// At, when set, is the experiment's shared start (drivers of one run,
+	// docs/distributed.md): Do waits for it, and when it is already past
+	// keeps the shared windows, so a late process runs a shorter warmup or
+	// measured window and records how late it was.
+	At time.Time
 }
 
 // Config is what every experiment of a run shares.
@@ -81,6 +86,10 @@ type Config struct {
 	Graph    *graph.Graph
 	Run      int64  // run number reserved in the database; part of new ids
 	Seed     uint64 // seeds every client's generator
+	// FirstClient is the run-wide number of this process's first client
+	// when drivers share a run: client i here is client FirstClient+i of
+	// the run, drawing that client's stream and creating its ids.
+	FirstClient int
 
 	// Retries is how often a request that ends in a conflict is tried again;
 	// 0 fails fast. Backoff is capped, jittered and exponential.
@@ -137,6 +146,9 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	if e.Threads < 1 || e.Threads > MaxClients {
 		return nil, fmt.Errorf("experiment: %d threads; use 1 to %d", e.Threads, MaxClients)
 	}
+	if cfg.FirstClient < 0 || cfg.FirstClient+e.Threads > MaxClients {
+		return nil, fmt.Errorf("experiment: clients %d to %d; a run has at most %d", cfg.FirstClient, cfg.FirstClient+e.Threads-1, MaxClients)
+	}
 	if cfg.Store == nil || cfg.Workload == nil || cfg.Graph == nil {
 		return nil, fmt.Errorf("experiment: the config needs a store, a workload and a graph")
 	}
@@ -161,23 +173,25 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	var loss firstLoss
 	clients := make([]*client, e.Threads)
 	for i := range clients {
-		clients[i] = newClient(plan, i, &cfg, recs[i%len(recs)])
+		k := cfg.FirstClient + i // run-wide client number
+		clients[i] = newClient(plan, k, &cfg, recs[i%len(recs)])
 		clients[i].loss = &loss
 		clients[i].id, clients[i].live = i, cfg.Live
 		if cfg.InjectLatency {
-			if clients[i].inject, err = newInjector(cfg.Workload, dist.Hash(cfg.Seed, uint64(i), 0x696e6a, 0)); err != nil {
+			if clients[i].inject, err = newInjector(cfg.Workload, dist.Hash(cfg.Seed, uint64(k), 0x696e6a, 0)); err != nil {
 				return nil, fmt.Errorf("experiment: injected latency: %v", err)
 			}
 		}
 	}
 
 	// The experiment's clock starts once the plan and clients are built,
-	// and the server's statistics read.
+	// or at the shared start, and the server's statistics read.
 	sampler := resources.Start(ctx, cfg.Store)
-	start := time.Now()
+	start, late := sharedStart(ctx, e.At)
 	b := bounds{measure: start.Add(e.Warmup), end: start.Add(e.Warmup + e.Duration)}
 	if e.Rate > 0 {
-		b.sched = newSchedule(NewPacer(cfg.Arrival, e.Rate, pacerSeed(cfg.Seed)), start, b)
+		b.sched = newSchedule(NewPacer(cfg.Arrival, e.Rate, driverPacerSeed(cfg.Seed, cfg.FirstClient)), start, b)
+		b.sched.lateBy = late // a late process does not catch up on arrivals it missed
 	}
 	if cfg.Live != nil {
 		cfg.Live.Begin(LiveExperiment{Threads: e.Threads, Rate: e.Rate, Start: start, Measure: b.measure, End: b.end,
@@ -238,10 +252,15 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	for _, c := range clients {
 		fid.Merge(&c.fid)
 	}
-	measured := b.end.Sub(b.measure)
+	// A late start shortens the measured window when it passed the warmup.
+	from := b.measure
+	if t := start.Add(late); t.After(from) {
+		from = t
+	}
+	measured := max(0, b.end.Sub(from))
 	interrupted := ctx.Err() != nil && finished.Before(b.end)
 	if interrupted {
-		measured = max(0, finished.Sub(b.measure))
+		measured = max(0, finished.Sub(from))
 	}
 	var overtime int64
 	for _, c := range clients {
@@ -261,8 +280,11 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		Threads:      e.Threads,
 		Warmup:       e.Warmup,
 		Duration:     e.Duration,
-		TotalRuntime: finished.Sub(start),
+		TotalRuntime: max(0, finished.Sub(start)),
 		Measured:     measured,
+		At:           e.At,
+		Late:         late,
+		FirstClient:  cfg.FirstClient,
 		Interrupted:  interrupted,
 		Started:      start,
 		FirstRequest: max(0, first.Sub(start)),
@@ -270,6 +292,35 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		Fidelity:     fidelity.Compare(cfg.Workload, plan.Targets(), &fid),
 		Counters:     &fid,
 	}, nil
+}
+
+// sharedStart waits until at, unless ctx ends first, and returns the
+// experiment's start and how late this process reached it. With no shared
+// start (at zero) the experiment starts now.
+func sharedStart(ctx context.Context, at time.Time) (time.Time, time.Duration) {
+	if at.IsZero() {
+		return time.Now(), 0
+	}
+	if d := time.Until(at); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return time.Now(), 0 // interrupted while waiting: nothing runs
+		}
+	}
+	return at, max(0, time.Since(at))
+}
+
+// driverPacerSeed seeds the arrivals of the process whose first client is
+// first: drivers of one run must not all issue at the same instants, and
+// a single process (first 0) keeps the arrivals it always had.
+func driverPacerSeed(seed uint64, first int) uint64 {
+	if first == 0 {
+		return pacerSeed(seed)
+	}
+	return dist.Hash(pacerSeed(seed), uint64(first), 0x6472, 0)
 }
 
 // ExperimentSeed is the request seed of experiment i (0-based) of a run

@@ -254,3 +254,12 @@ type Inspector interface {
 	Inspect(ctx context.Context) (Inventory, error)
 	Runs(ctx context.Context) (int64, error)
 }
+
+// RunKeyer is a Database whose run numbers processes can share: driver
+// processes of one run (docs/distributed.md) each ask with the same key and
+// get the same number, so the database records one run, not one per
+// process. The first ReserveRunKey of a key reserves a number as
+// ReserveRun does; every later one returns it.
+type RunKeyer interface {
+	ReserveRunKey(ctx context.Context, key string) (int64, error)
+}

@@ -299,12 +299,14 @@ func cliCheckSummary(t *testing.T, s cliSummary) {
 
 // The key sets of docs/results.md, section "JSON (--out FILE)".
 var (
-	cliRunKeys = []string{"database", "workload", "seed", "edges", "retries", "started", "version", "revision", "not_applied", "graph_workload", "graph_seed"}
+	cliRunKeys = []string{"database", "workload", "seed", "edges", "retries", "started", "version", "revision", "not_applied", "graph_workload", "graph_seed",
+		"run_id", "drivers", "driver_indexes"}
 	cliExpKeys = []string{"threads", "warmup_s", "duration_s", "runtime_s", "measured_s", "interrupted", "ops",
 		"throughput", "failed", "attempts", "latency_us", "outcomes", "contention", "lost", "fidelity",
 		"service_us", "target_rate", "arrival", "scheduled", "not_issued", "rate_reached", "overtime", "injected_us",
 		"started", "processes", "histograms", "counters", "timeline", "service_histograms", "injected_histograms",
-		"resources"}
+		"resources",
+		"shared_start", "late_s", "first_client", "all_threads", "all_target_rate"}
 	cliHistKeys    = []string{"count", "sum_ns", "min_ns", "max_ns", "hdr"}
 	cliCounterKeys = []string{"attempts", "writes_objects", "object_conflicted", "writes_edges", "association_conflicted",
 		"adds_unique", "with_checks", "write_requests", "lock_conflicted", "unique_rejected"}

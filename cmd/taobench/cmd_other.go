@@ -29,7 +29,12 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 	threads := fs.Int("load-threads", 2, "parallel loaders")
 	drop := fs.Bool("drop", false, "drop taobench's tables first, replacing whatever graph is there")
 	metricsAddr := metricsAddrFlag(fs)
+	part := fs.String("driver", "", "I/N: load part I (counting from 0) of N, so N processes load one graph together (docs/distributed.md); the graph is complete when all N parts are")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	ld, err := loadPart(*part, *drop)
+	if err != nil {
 		return err
 	}
 	if *edges < 1 {
@@ -73,7 +78,15 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 				store.Redact(*dbURL), *edges, *seed, w.Name)
 			return nil
 		}
-		fmt.Fprintf(e.stderr, "%s holds an interrupted load of this graph: resuming it\n", store.Redact(*dbURL))
+		if !ld.Many() {
+			fmt.Fprintf(e.stderr, "%s holds an interrupted load of this graph: resuming it\n", store.Redact(*dbURL))
+		}
+	}
+	if ld.Many() {
+		if err := load.CheckParts(meta, ld.N()); err != nil {
+			return badInput("load: %s: %v", store.Redact(*dbURL), err)
+		}
+		return loadGraphPart(ctx, e, db, g, w, *threads, ld)
 	}
 	return loadGraph(ctx, e, db, g, w, *threads)
 }

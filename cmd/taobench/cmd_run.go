@@ -50,6 +50,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	drain := 10 * time.Second
 	fs.Var(durationFlag{&drain}, "drain", "time requests still running at the end may take before they count as timeouts")
 	metricsAddr := metricsAddrFlag(fs)
+	dist := addDistFlags(fs)
 	procs := fs.Int("procs", 0, "Go scheduler threads (GOMAXPROCS); 0: one per 4 clients, at most the CPUs, unless GOMAXPROCS is set")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -99,6 +100,18 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return badInput("run: --threads %d: give 1 to %d", *threads, run.MaxClients)
 	} else if duration <= 0 {
 		return badInput("run: --duration must be positive")
+	}
+	if !given["seed"] {
+		*seed = newSeed()
+	}
+	dr, err := dist.resolve("run", *wlName, seed, given["seed"], time.Now())
+	if err != nil {
+		return err
+	}
+	allExps := exps
+	exps, firsts, err := dr.share("run", exps)
+	if err != nil {
+		return err
 	}
 	maxThreads := 0
 	for _, x := range exps {
@@ -150,12 +163,12 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	defer closeStore(e, st, store.Redact(*dbURL))
 	printNotes(e, st)
 
+	if err := dr.needGraph(ctx, st, *dbURL); err != nil {
+		return err
+	}
 	g, graphOf, err := runGraph(ctx, e, "run", st, *dbURL, w, *edges, given["edges"], *loadThreads)
 	if err != nil {
 		return err
-	}
-	if !given["seed"] {
-		*seed = newSeed()
 	}
 	fmt.Fprintf(e.stderr, "graph: workload %s's, %d edges; requests: workload %s, seed %d (give --seed %d to repeat them)\n",
 		graphOf, g.Edges(), w.Name, *seed, *seed)
@@ -172,6 +185,10 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		Version:       version(),
 		Revision:      revision(),
 		NotApplied:    notApplied(w, *inject),
+	}
+	dr.tag(info)
+	if s := dr.describe(allExps, exps, firsts); s != "" {
+		fmt.Fprintln(e.stderr, s)
 	}
 	cfg := run.Config{
 		Store:         st,
@@ -193,14 +210,22 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		// a run number of its own, so no two experiments, runs or
 		// processes issue the same stream or create the same id.
 		cfg.Seed = run.ExperimentSeed(*seed, i)
+		cfg.FirstClient = firsts[i]
 		if db, ok := st.(store.Database); ok {
-			if cfg.Run, err = db.ReserveRun(ctx); err != nil {
+			if cfg.Run, err = dr.reserve(ctx, db, i); err != nil {
 				return fmt.Errorf("run: reserving a run number: %w", err)
 			}
+		}
+		if s := dr.waitNote(time.Now(), x.At); s != "" {
+			fmt.Fprintln(e.stderr, s)
 		}
 		res, err := run.Do(ctx, cfg, x)
 		if err != nil {
 			return badInputErr(err)
+		}
+		dr.tagExperiment(res, allExps[i])
+		if s := dr.lateNote(i, res); s != "" {
+			fmt.Fprintln(e.stderr, s)
 		}
 		done = append(done, res)
 		if i == 0 {

@@ -59,7 +59,27 @@ func parse(fs *flag.FlagSet, args []string) error {
 	if fs.NArg() > 0 {
 		return &exitError{2, &usageError{fmt.Errorf("%s: unexpected argument %q (flags start with --)", fs.Name(), fs.Arg(0)), flagUsage(fs)}}
 	}
-	return nil
+	return dbFromEnv(fs)
+}
+
+// dbFromEnv replaces --db env:NAME by the URL in the environment variable
+// NAME, so a URL with a password can come from a secret (a Kubernetes
+// Secret, docs/distributed.md) without appearing in the command line.
+// Every message and result redacts it as it does a typed URL.
+func dbFromEnv(fs *flag.FlagSet) error {
+	f := fs.Lookup("db")
+	if f == nil {
+		return nil
+	}
+	name, ok := strings.CutPrefix(f.Value.String(), "env:")
+	if !ok {
+		return nil
+	}
+	v := strings.TrimSpace(os.Getenv(name))
+	if name == "" || v == "" {
+		return badInput("%s: --db env:%s: the environment variable %q is unset or empty; set it to the database URL, or give the URL itself", fs.Name(), name, name)
+	}
+	return f.Value.Set(v)
 }
 
 // givenTwice reports a flag given more than once: the flag package would

@@ -22,8 +22,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
@@ -119,6 +123,24 @@ func (db *DB) Close() error {
 // Schema returns the DDL statements Setup runs.
 func (db *DB) Schema() []string { return append([]string(nil), db.d.schema...) }
 
+// createRacing runs a CREATE ... IF NOT EXISTS statement, again if it
+// lost a race: PostgreSQL checks "if not exists" before it inserts into its
+// catalog, so processes setting up one database at once (driver processes,
+// docs/distributed.md) can fail with a duplicate key, or a serialization
+// failure on the counter row; by the retry the object exists and the
+// statement does nothing.
+func (db *DB) createRacing(ctx context.Context, q querier, stmt string) (int64, error) {
+	for i := 1; ; i++ {
+		n, err := q.execSQL(ctx, stmt)
+		c := db.b.classify(err)
+		if err == nil || i == 10 || ctx.Err() != nil ||
+			c != errUnique && c != errConflict && !strings.Contains(err.Error(), "already exists") {
+			return n, err
+		}
+		time.Sleep(time.Duration(i) * 20 * time.Millisecond)
+	}
+}
+
 // Setup creates the tables where absent; with drop it first drops them.
 func (db *DB) Setup(ctx context.Context, drop bool) error {
 	q := db.b.auto()
@@ -133,7 +155,7 @@ func (db *DB) Setup(ctx context.Context, drop bool) error {
 		}
 	}
 	for _, s := range db.d.schema {
-		if _, err := q.execSQL(ctx, s); err != nil {
+		if _, err := db.createRacing(ctx, q, s); err != nil {
 			if ro := db.readOnlyError(ctx, err); ro != nil {
 				return ro
 			}
@@ -168,14 +190,24 @@ func (db *DB) SetMeta(ctx context.Context, kv map[string]string) error {
 	if len(kv) == 0 {
 		return nil
 	}
+	// Keys in order: processes loading parts of one graph write the same
+	// keys at once, and rows locked in different orders would deadlock.
 	args := make([]any, 0, 2*len(kv))
-	for k, v := range kv {
-		args = append(args, k, v)
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
+		args = append(args, k, kv[k])
 	}
-	if _, err := db.b.auto().execSQL(ctx, db.d.metaInsert(len(kv)), args...); err != nil {
-		return fmt.Errorf("%s: writing taobench_meta: %w", db.name, err)
+	// Conflicts with processes writing the same keys are retried.
+	var err error
+	for i := 1; i <= 20; i++ {
+		if _, err = db.b.auto().execSQL(ctx, db.d.metaInsert(len(kv)), args...); err == nil {
+			return nil
+		}
+		if db.b.classify(err) != errConflict || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(time.Duration(i) * 5 * time.Millisecond)
 	}
-	return nil
+	return fmt.Errorf("%s: writing taobench_meta: %w", db.name, err)
 }
 
 // ReserveRun increments the run counter atomically, retrying conflicts with
@@ -201,7 +233,17 @@ func (db *DB) reserveOnce(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	defer tx.rollback()
+	n, err := db.reserveIn(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	return n, tx.commit(ctx)
+}
+
+// reserveIn increments the run counter inside tx.
+func (db *DB) reserveIn(ctx context.Context, tx txn) (int64, error) {
 	var n int64
+	var err error
 	found := false
 	scan := func(scan func(...any) error) error { found = true; return scan(&n) }
 	if db.d.reserveRun != "" {
@@ -215,10 +257,7 @@ func (db *DB) reserveOnce(ctx context.Context) (int64, error) {
 	if err == nil && !found {
 		err = errors.New("taobench_counter has no 'run' row (run setup first)")
 	}
-	if err != nil {
-		return 0, err
-	}
-	return n, tx.commit(ctx)
+	return n, err
 }
 
 // Exec executes one request; see the package documentation.

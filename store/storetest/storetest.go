@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Database) {
 	sub("InjectedFailures", testInjected) // inject.go
 	t.Run("Meta", func(t *testing.T) { testMeta(&tester{t: t, db: shared.db}) })
 	t.Run("ReserveRun", func(t *testing.T) { testReserveRun(&tester{t: t, db: shared.db}) })
+	t.Run("ReserveRunKey", func(t *testing.T) { testReserveRunKey(&tester{t: t, db: shared.db}) })
 	t.Run("CheckClean", func(t *testing.T) {
 		if vs := (&tester{t: t, db: shared.db}).check(); len(vs) != 0 {
 			t.Errorf("Check after the suite's writes found violations: %+v", vs)
@@ -556,6 +557,59 @@ func testReserveRun(x *tester) {
 	wg.Wait()
 	if len(seen) != g*each {
 		x.t.Errorf("%d distinct run numbers, want %d", len(seen), g*each)
+	}
+}
+
+// testReserveRunKey: drivers of one run asking at once with one key share
+// one run number, and the database counts one run for them.
+func testReserveRunKey(x *tester) {
+	k, ok := x.db.(store.RunKeyer)
+	if !ok {
+		x.t.Skip("the store has no shared run numbers")
+	}
+	ctx := context.Background()
+	runs := func() int64 {
+		in, ok := x.db.(store.Inspector)
+		if !ok {
+			return 0
+		}
+		n, err := in.Runs(ctx)
+		if err != nil {
+			x.t.Fatalf("Runs: %v", err)
+		}
+		return n
+	}
+	before := runs()
+	const drivers = 4
+	got := make([]int64, drivers)
+	var wg sync.WaitGroup
+	for i := range drivers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n, err := k.ReserveRunKey(ctx, "run/00112233aabbccdd/0")
+			if err != nil {
+				x.t.Errorf("ReserveRunKey: %v", err)
+			}
+			got[i] = n
+		}()
+	}
+	wg.Wait()
+	for i, n := range got {
+		if n != got[0] || n == 0 {
+			x.t.Fatalf("driver %d got run number %d, driver 0 %d: want one shared, non-zero number", i, n, got[0])
+		}
+	}
+	if _, ok := x.db.(store.Inspector); ok && runs() != before+1 {
+		x.t.Errorf("Runs went from %d to %d for one shared run; want one more", before, runs())
+	}
+	other, err := k.ReserveRunKey(ctx, "run/00112233aabbccdd/1")
+	if err != nil || other == got[0] {
+		x.t.Errorf("another key: run number %d, %v; want a new number, not %d", other, err, got[0])
+	}
+	plain, err := x.db.ReserveRun(ctx)
+	if err != nil || plain <= other {
+		x.t.Errorf("ReserveRun after keyed ones = %d, %v; want more than %d", plain, err, other)
 	}
 }
 
