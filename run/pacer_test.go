@@ -104,6 +104,10 @@ func TestOpenLoopRate(t *testing.T) {
 		{1000, Poisson, time.Second},
 		{100000, Poisson, 500 * time.Millisecond},
 	} {
+		if raceEnabled && c.rate > 1000 {
+			t.Logf("%v/s skipped under the race detector, which slows the driver below it", c.rate)
+			continue
+		}
 		cfg := testConfig(t, "o", null.Store{})
 		cfg.Arrival = c.arrival
 		rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 4, Warmup: 100 * time.Millisecond, Duration: c.dur, Rate: c.rate})
