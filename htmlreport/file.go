@@ -5,7 +5,6 @@ package htmlreport
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -19,13 +18,9 @@ import (
 type File struct {
 	Name string // as given; labels the file on the page
 	Doc  *result.Doc
-	// Resources holds, per experiment, the scalar fields of its optional
-	// "resources" object, flattened; nil when the experiment has none. The
-	// object's shape is not fixed, so nothing here depends on it.
-	Resources [][]Field
 }
 
-// Field is one flattened scalar: a dotted key and its value as text.
+// Field is one row of a key-value table: a label and its value as text.
 type Field struct{ Key, Value string }
 
 // Parse reads one result document. Errors say what is wrong; the caller
@@ -35,80 +30,60 @@ func Parse(name string, data []byte) (*File, error) {
 	if err != nil {
 		return nil, err
 	}
-	// report.ReadJSON keeps only the keys it knows: read "resources" apart.
-	var raw struct {
-		Experiments []struct {
-			Resources json.RawMessage `json:"resources"`
-		} `json:"experiments"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, err
-	}
-	f := &File{Name: name, Doc: doc, Resources: make([][]Field, len(doc.Experiments))}
-	for i, x := range raw.Experiments {
-		if i >= len(f.Resources) || len(x.Resources) == 0 {
-			continue
-		}
-		var v any
-		if json.Unmarshal(x.Resources, &v) == nil {
-			if m, ok := v.(map[string]any); ok {
-				f.Resources[i] = flatten("", m, 0)
-			}
-		}
-	}
-	return f, nil
+	return &File{Name: name, Doc: doc}, nil
 }
 
-// flatten lists an object's scalar fields with dotted keys, in key order;
-// arrays of numbers are summarised, other arrays counted.
-func flatten(prefix string, m map[string]any, depth int) []Field {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// resourceFields lists what an experiment cost the driver and what the
+// server counted over it (docs/results.md, "Resources"); nil when the
+// experiment recorded nothing.
+func resourceFields(r *result.Resources) []Field {
+	if r == nil {
+		return nil
 	}
-	sort.Strings(keys)
+	d := r.Driver
 	var out []Field
-	for _, k := range keys {
-		key := prefix + k
-		switch v := m[k].(type) {
-		case map[string]any:
-			if depth < 3 {
-				out = append(out, flatten(key+".", v, depth+1)...)
+	if len(d.Samples) > 0 || d.CPUPct > 0 {
+		out = append(out,
+			Field{"driver CPU (% of a core)", num(d.CPUPct)},
+			Field{"driver CPU user / sys (s)", num(d.User.Seconds()) + " / " + num(d.Sys.Seconds())},
+			Field{"driver RSS, largest (MiB)", num(float64(d.MaxRSS) / (1 << 20))},
+			Field{"driver samples", fmt.Sprint(len(d.Samples))})
+	}
+	if d.Error != "" {
+		out = append(out, Field{"driver: not read", d.Error})
+	}
+	if s := r.Server; s != nil {
+		out = append(out, Field{"server", s.Engine})
+		for _, k := range sortedKeys(s.After.SizeBytes) {
+			out = append(out, Field{"size of " + k + " (MiB), before → after",
+				num(float64(s.Before.SizeBytes[k])/(1<<20)) + " → " + num(float64(s.After.SizeBytes[k])/(1<<20))})
+		}
+		for _, k := range sortedKeys(s.Deltas) {
+			if s.Deltas[k] != 0 {
+				out = append(out, Field{"Δ " + k, fmt.Sprint(s.Deltas[k])})
 			}
-		case []any:
-			out = append(out, Field{key, summarise(v)})
-		case float64:
-			out = append(out, Field{key, num(v)})
-		case string:
-			out = append(out, Field{key, v})
-		case bool:
-			out = append(out, Field{key, fmt.Sprint(v)})
+		}
+		for _, t := range sortedKeys(s.TableDeltas) {
+			for _, k := range sortedKeys(s.TableDeltas[t]) {
+				if v := s.TableDeltas[t][k]; v != 0 {
+					out = append(out, Field{"Δ " + t + "." + k, fmt.Sprint(v)})
+				}
+			}
+		}
+		if s.Error != "" {
+			out = append(out, Field{"server: not read", s.Error})
 		}
 	}
 	return out
 }
 
-func summarise(a []any) string {
-	var lo, hi, sum float64
-	n := 0
-	for _, x := range a {
-		f, ok := x.(float64)
-		if !ok {
-			return fmt.Sprintf("%d items", len(a))
-		}
-		if n == 0 || f < lo {
-			lo = f
-		}
-		if n == 0 || f > hi {
-			hi = f
-		}
-		sum += f
-		n++
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
 	}
-	if n == 0 {
-		return "no values"
-	}
-	return fmt.Sprintf("%d values: min %s, mean %s, max %s", n, num(lo), num(sum/float64(n)), num(hi))
+	sort.Strings(keys)
+	return keys
 }
 
 // num prints a number briefly: integers whole, others with 4 significant

@@ -52,11 +52,7 @@ func Write(w io.Writer, files []*File, now time.Time) error {
 	for i, f := range files {
 		fv := fileView{Label: labels[i], Run: runFields(f.Doc.Run)}
 		for j, e := range f.Doc.Experiments {
-			var res []Field
-			if j < len(f.Resources) {
-				res = f.Resources[j]
-			}
-			ev := newExpView(fmt.Sprintf("f%d-e%d", i, j), j, e, res)
+			ev := newExpView(fmt.Sprintf("f%d-e%d", i, j), j, e, resourceFields(e.Resources))
 			p.Charts = append(append(p.Charts, ev.Timeline...), ev.Dist...)
 			fv.Exps = append(fv.Exps, ev)
 		}
