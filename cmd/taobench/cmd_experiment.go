@@ -38,6 +38,8 @@ const experimentUsage = `usage: taobench experiment KIND [flags]
   precondition-wait  --waits 0,30ms,60ms,150ms [--workload preconditioned]: failure
              rate of writes preconditioned on a read, by the wait between them
              (TAOBench §6.3, Fig. 13)
+  fanout     [--baseline t2 --fanout fanout]: cross-shard write transactions beside
+             their high fan-out variant, with a %% difference column (Table 7)
   compare    --workload t1 --workload t3 [...]: latency and contention side by side
              with a %% difference column (Tables 6 and 7)
 
@@ -50,7 +52,7 @@ func cmdExperiment(ctx context.Context, e *env, args []string) error {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 			return &usageError{errHelp, fmt.Sprintf(experimentUsage)}
 		}
-		return &exitError{exitBadInput, &usageError{errors.New("experiment: name the experiment: lock-hold, precondition-wait or compare"), fmt.Sprintf(experimentUsage)}}
+		return &exitError{exitBadInput, &usageError{errors.New("experiment: name the experiment: lock-hold, precondition-wait, fanout or compare"), fmt.Sprintf(experimentUsage)}}
 	}
 	switch args[0] {
 	case "lock-hold":
@@ -59,8 +61,10 @@ func cmdExperiment(ctx context.Context, e *env, args []string) error {
 		return cmdCompare(ctx, e, args[1:])
 	case "precondition-wait":
 		return cmdPreconditionWait(ctx, e, args[1:])
+	case "fanout":
+		return cmdFanout(ctx, e, args[1:])
 	}
-	return &exitError{exitBadInput, &usageError{fmt.Errorf("experiment: unknown experiment %q; use lock-hold, precondition-wait or compare", args[0]), fmt.Sprintf(experimentUsage)}}
+	return &exitError{exitBadInput, &usageError{fmt.Errorf("experiment: unknown experiment %q; use lock-hold, precondition-wait, fanout or compare", args[0]), fmt.Sprintf(experimentUsage)}}
 }
 
 // expFlags are the flags every experiment shares.
@@ -567,6 +571,28 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	if len(wls) < 2 {
 		return badInput("experiment compare: give two or more --workload flags, e.g. --workload t1 --workload t3")
 	}
+	return compare(ctx, e, f, "compare", wls)
+}
+
+// cmdFanout is Table 7: the cross-shard write-transaction workload beside
+// its high fan-out variant (docs/experiments.md, "High fan-out").
+func cmdFanout(ctx context.Context, e *env, args []string) error {
+	f := newExpFlags("fanout")
+	base := f.fs.String("baseline", "t2", "the cross-shard write-transaction workload (Table 7's baseline)")
+	high := f.fs.String("fanout", "fanout", "its high fan-out variant")
+	if err := parse(f.fs, args); err != nil {
+		return err
+	}
+	f.args = args
+	if err := f.check(); err != nil {
+		return err
+	}
+	return compare(ctx, e, f, "fanout", []string{*base, *high})
+}
+
+// compare runs the workloads in turn and prints them side by side, the
+// first as the baseline; name is the experiment's name in the JSON.
+func compare(ctx context.Context, e *env, f *expFlags, name string, wls []string) error {
 	steps := make([]step, len(wls))
 	for i, name := range wls {
 		w, err := loadWorkload(e, name)
@@ -582,7 +608,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		writeCompareTable(e.stdout, info, labels(steps, len(done)), rows, latencyOf(done))
 		openLoopNote(e.stdout, done, labels(steps, len(done)))
 	}
-	if werr := writeExperimentJSON(e, *f.out, "compare", info, done, labels(steps, len(done)), rows); werr != nil {
+	if werr := writeExperimentJSON(e, *f.out, name, info, done, labels(steps, len(done)), rows); werr != nil {
 		return werr
 	}
 	return err

@@ -174,14 +174,45 @@ func TestExperimentCompare(t *testing.T) {
 	}
 }
 
+// TestExperimentFanout: Table 7 in one command, t2 beside fanout by default.
+func TestExperimentFanout(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "f.json")
+	r := cliRun(t, "experiment", "fanout", "--db", "sqlite:"+filepath.Join(t.TempDir(), "f.db"), "--threads", "2",
+		"--warmup", "0", "--duration", "0.4", "--edges", "3000", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("experiment fanout: %v", r)
+	}
+	if !strings.Contains(r.stdout, "t2 vs fanout") || !strings.Contains(r.stdout, "% diff fanout") {
+		t.Errorf("no comparison header:\n%s", r.stdout)
+	}
+	var doc struct {
+		Experiment string
+		Steps      []string
+		Table      []map[string]any
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Experiment != "fanout" || strings.Join(doc.Steps, ",") != "t2,fanout" || len(doc.Table) != 10 {
+		t.Errorf("JSON: experiment %q, steps %v, %d rows", doc.Experiment, doc.Steps, len(doc.Table))
+	}
+	if r := cliRun(t, "experiment", "fanout", "--db", "sqlite:"+filepath.Join(t.TempDir(), "g.db"), "--fanout", "nosuch"); r.code != exitBadInput || !strings.Contains(r.stderr, "nosuch") {
+		t.Errorf("--fanout nosuch: %v", r)
+	}
+}
+
 func TestExperimentBadInput(t *testing.T) {
 	db := "sqlite:" + filepath.Join(t.TempDir(), "b.db")
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"experiment"}, "name the experiment: lock-hold, precondition-wait or compare"},
-		{[]string{"experiment", "fanin"}, `unknown experiment "fanin"; use lock-hold, precondition-wait or compare`},
+		{[]string{"experiment"}, "name the experiment: lock-hold, precondition-wait, fanout or compare"},
+		{[]string{"experiment", "fanin"}, `unknown experiment "fanin"; use lock-hold, precondition-wait, fanout or compare`},
 		{[]string{"experiment", "lock-hold", "--db", db, "--holds", "0,5"}, `"5" is not a duration`},
 		{[]string{"experiment", "lock-hold", "--db", db, "--holds", "2m"}, "give holds from 0 to 1m0s"},
 		{[]string{"experiment", "lock-hold", "--db", db, "--threads", "0"}, "--threads 0: give 1 to"},
