@@ -164,16 +164,35 @@ func Redact(raw string) string {
 			switch {
 			case c >= 0 && (err != nil || strings.ContainsAny(userinfo, "/?#")):
 				s = s[:start] + userinfo[:c+1] + redactMask + s[at:]
-			case c < 0 && err != nil:
-				// Not a URL: the whole user info may be a secret.
+			case c < 0 && err != nil && !strings.Contains(userinfo, "?"):
+				// Not a URL: the whole user info may be a secret. Past a
+				// ? the @ is in the query, whose passwords redactQuery
+				// masks; masking here too would make Redact's output
+				// redact differently a second time.
 				s = s[:start] + redactMask + s[at:]
 			}
 		}
 	}
 	if u, err := url.Parse(s); err == nil && u.User != nil {
 		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), redactMask)
-			s = u.String()
+			// Mask the password where it is written rather than print
+			// the parsed URL again, which would respell the rest (the
+			// scheme in lower case, escapes) and so change a redacted
+			// URL when redacted twice. url.Parse found user info, so
+			// the authority ends at the first / ? or #, and its user
+			// info at its last @.
+			if start := authorityStart(s); start >= 0 {
+				end := len(s)
+				if i := strings.IndexAny(s[start:], "/?#"); i >= 0 {
+					end = start + i
+				}
+				if at := strings.LastIndexByte(s[start:end], '@'); at >= 0 {
+					at += start
+					if c := strings.IndexByte(s[start:at], ':'); c >= 0 {
+						s = s[:start+c+1] + redactMask + s[at:]
+					}
+				}
+			}
 		}
 	}
 	return redactQuery(s)
