@@ -61,7 +61,9 @@ func (lr *lineReader) next() ([]byte, error) {
 	line := bytes.TrimSuffix(lr.buf, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	if lr.n == 1 {
-		line = bytes.TrimPrefix(line, []byte("\ufeff"))
+		// Any number of byte order marks: Load already took one off, so
+		// a file must read the same with one more or one less.
+		line = bytes.TrimLeft(line, "\ufeff")
 	}
 	if i := notText(line, false); i >= 0 {
 		return nil, lr.binary(line, i)
@@ -105,7 +107,7 @@ func (lr *lineReader) binary(line []byte, at int) *Error {
 
 func (lr *lineReader) tooLong(start []byte) *Error {
 	if lr.n == 1 {
-		start = bytes.TrimPrefix(start, []byte("\ufeff"))
+		start = bytes.TrimLeft(start, "\ufeff")
 	}
 	if i := notText(start, true); i >= 0 {
 		return lr.binary(start, i)
