@@ -4,13 +4,11 @@
 package htmlreport
 
 import (
-	"bytes"
 	"fmt"
 	"math"
 	"sort"
 	"strings"
 
-	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/result"
 )
 
@@ -22,16 +20,6 @@ type File struct {
 
 // Field is one row of a key-value table: a label and its value as text.
 type Field struct{ Key, Value string }
-
-// Parse reads one result document. Errors say what is wrong; the caller
-// names the file.
-func Parse(name string, data []byte) (*File, error) {
-	doc, err := report.ReadJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	return &File{Name: name, Doc: doc}, nil
-}
 
 // resourceFields lists what an experiment cost the driver and what the
 // server counted over it (docs/results.md, "Resources"); nil when the

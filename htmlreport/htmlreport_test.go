@@ -30,6 +30,16 @@ func experiment(n int, scale time.Duration) *result.Experiment {
 		Measured: 3 * time.Second, TotalRuntime: 4 * time.Second, Summary: r.Snapshot()}
 }
 
+// Parse reads one result document as taobench report does: through
+// report.ReadJSON, so the page sees what a file holds.
+func Parse(name string, data []byte) (*File, error) {
+	doc, err := report.ReadJSON(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	return &File{Name: name, Doc: doc}, nil
+}
+
 // encode writes a result document, adding extra to its first experiment.
 func encode(t *testing.T, extra map[string]any, exps ...*result.Experiment) []byte {
 	t.Helper()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -48,7 +49,7 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 	}
 	var runs []result.Named
 	for _, name := range files {
-		doc, err := readResults(name)
+		doc, err := readResults("merge", name)
 		if err != nil {
 			return err
 		}
@@ -103,18 +104,22 @@ func splitArgs(fs *flag.FlagSet, args []string) (flags, files []string) {
 }
 
 // readResults reads one results file, saying which and why when it cannot.
-func readResults(name string) (*result.Doc, error) {
-	f, err := os.Open(name)
+func readResults(cmd, name string) (*result.Doc, error) {
+	const hint = "give the JSON files that taobench run, sweep, rate or merge wrote with --out"
+	data, err := os.ReadFile(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, badInput("merge: %s does not exist; give the files taobench run --out wrote", name)
+		return nil, badInput("%s: %s does not exist; %s", cmd, name, hint)
 	}
 	if err != nil {
-		return nil, badInput("merge: %v", err)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the path is named below
+		}
+		return nil, badInput("%s: cannot read %s: %v; %s", cmd, name, err, hint)
 	}
-	defer f.Close()
-	doc, err := report.ReadJSON(f)
+	doc, err := report.ReadJSON(bytes.NewReader(data))
 	if err != nil {
-		return nil, badInput("merge: %s: %v", name, err)
+		return nil, badInput("%s: %s: %v; give a JSON file that taobench run, sweep, rate or merge wrote with --out", cmd, name, err)
 	}
 	return doc, nil
 }

@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"time"
 
 	"github.com/taobench/taobench/htmlreport"
@@ -33,11 +30,11 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	}
 	var files []*htmlreport.File
 	for _, name := range names {
-		f, err := readReportFile(name)
+		doc, err := readResults("report", name)
 		if err != nil {
 			return err
 		}
-		files = append(files, f)
+		files = append(files, &htmlreport.File{Name: name, Doc: doc})
 	}
 	err = outF.writeWith(func(w io.Writer) error { return htmlreport.Write(w, files, time.Now()) }, true)
 	if err != nil {
@@ -47,25 +44,4 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "wrote the report of %d results files to %s\n", len(files), *out)
 	}
 	return nil
-}
-
-// readReportFile reads one results file, saying which and how to fix it
-// when it cannot.
-func readReportFile(name string) (*htmlreport.File, error) {
-	data, err := os.ReadFile(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, badInput("report: %s does not exist; give the JSON files that taobench run, sweep, rate or merge wrote with --out", name)
-	}
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is named below
-		}
-		return nil, badInput("report: cannot read %s: %v; give the JSON files that taobench run, sweep, rate or merge wrote with --out", name, err)
-	}
-	f, err := htmlreport.Parse(name, data)
-	if err != nil {
-		return nil, badInput("report: %s: %v; give a JSON file that taobench run, sweep, rate or merge wrote with --out", name, err)
-	}
-	return f, nil
 }
