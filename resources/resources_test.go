@@ -115,7 +115,9 @@ func TestServerErrors(t *testing.T) {
 }
 
 func TestTuplesPerRequest(t *testing.T) {
-	pg := func(d map[string]int64) *result.ServerUsage { return &result.ServerUsage{Engine: "postgres", Deltas: d} }
+	pg := func(d map[string]int64) *result.ServerUsage {
+		return &result.ServerUsage{Engine: "postgres", Deltas: d}
+	}
 	my := func(d map[string]int64) *result.ServerUsage { return &result.ServerUsage{Engine: "mysql", Deltas: d} }
 	mysqlReads := map[string]int64{"Handler_read_first": 1, "Handler_read_key": 100, "Handler_read_next": 40, "Handler_read_prev": 9,
 		"Handler_read_rnd_next": 0, "Handler_commit": 99, "Handler_rollback": 1}
