@@ -625,14 +625,18 @@ func (db *DB) BeginLoad(ctx context.Context) error {
 	// In one transaction where DDL is transactional (PostgreSQL, SQLite);
 	// a database that refuses (CockroachDB and YugabyteDB cannot drop a
 	// primary key) just loads into its indexes.
+	var refused error // a drop the database refused
 	err = db.b.ddl(ctx, true, func(q querier) error {
 		for _, s := range db.d.dropForLoad {
-			if err := execDDL(ctx, q, s); err != nil {
-				return err
+			if refused = execDDL(ctx, q, s); refused != nil {
+				return refused
 			}
 		}
 		return nil
 	})
+	if err != nil && refused == nil {
+		return fmt.Errorf("%s: starting the load: %w", db.name, err)
+	}
 	if err != nil {
 		if db.d.name == "mysql" {
 			// MySQL's DDL commits as it goes: put back what is missing.
