@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/taobench/taobench/resources"
 	"github.com/taobench/taobench/result"
 )
 
@@ -36,7 +37,10 @@ type jsonServer struct {
 	After       jsonServerState             `json:"after"`
 	Deltas      map[string]int64            `json:"deltas"`
 	TableDeltas map[string]map[string]int64 `json:"table_deltas"`
-	Error       string                      `json:"error"`
+	// TuplesPerRequest is derived from Deltas (resources.TuplesPerRequest),
+	// null where it cannot be; not read back.
+	TuplesPerRequest *float64 `json:"tuples_per_request"`
+	Error            string   `json:"error"`
 }
 
 type jsonServerState struct {
@@ -71,6 +75,9 @@ func resourcesJSON(r *result.Resources, procs int) jsonResources {
 		x.Server.Deltas = nonNil(x.Server.Deltas)
 		if x.Server.TableDeltas == nil {
 			x.Server.TableDeltas = map[string]map[string]int64{}
+		}
+		if v, ok := resources.TuplesPerRequest(s); ok {
+			x.Server.TuplesPerRequest = &v
 		}
 	}
 	return x
@@ -130,6 +137,9 @@ func writeResources(b *strings.Builder, r *result.Resources) {
 			fmt.Fprintf(b, ", %s +%d", k, v)
 			shown++
 		}
+	}
+	if v, ok := resources.TuplesPerRequest(s); ok {
+		fmt.Fprintf(b, ", %.1f tuples/request", v)
 	}
 	if s.Error != "" {
 		fmt.Fprintf(b, " (%s)", s.Error)

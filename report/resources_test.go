@@ -21,7 +21,7 @@ func TestResourcesJSON(t *testing.T) {
 		Server: &result.ServerUsage{Engine: "postgres",
 			Before: result.ServerState{SizeBytes: map[string]int64{"edges": 1 << 20}},
 			After:  result.ServerState{SizeBytes: map[string]int64{"edges": 2 << 20}},
-			Deltas: map[string]int64{"xact_commit": 1234, "blks_hit": 99}, Error: "after: permission denied"},
+			Deltas: map[string]int64{"xact_commit": 1234, "xact_rollback": 0, "tup_returned": 1851, "blks_hit": 99}, Error: "after: permission denied"},
 	}
 	var buf bytes.Buffer
 	if err := WriteJSON(&buf, &result.Run{Workload: "o", Database: "postgres://x@h/db"}, []*result.Experiment{e}); err != nil {
@@ -42,8 +42,11 @@ func TestResourcesJSON(t *testing.T) {
 		t.Errorf("sample keys %q", got)
 	}
 	srv := r["server"].(map[string]any)
-	if got := keys(srv); got != "after before deltas engine error table_deltas" {
+	if got := keys(srv); got != "after before deltas engine error table_deltas tuples_per_request" {
 		t.Errorf("server keys %q", got)
+	}
+	if got := srv["tuples_per_request"]; got != 1.5 {
+		t.Errorf("tuples_per_request %v, want 1.5 (1851 over 1234 transactions)", got)
 	}
 	if got := keys(srv["before"].(map[string]any)); got != "gauges size_bytes" {
 		t.Errorf("server state keys %q", got)
@@ -65,7 +68,7 @@ func TestResourcesJSON(t *testing.T) {
 	}
 	for _, want := range []string{
 		"driver: CPU 40.0% of one core (user 1.50 s, sys 0.50 s), max RSS 64.0 MiB",
-		"server (postgres): size 1.0 MiB -> 2.0 MiB, xact_commit +1234 (after: permission denied)",
+		"server (postgres): size 1.0 MiB -> 2.0 MiB, xact_commit +1234, 1.5 tuples/request (after: permission denied)",
 	} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, text.String())

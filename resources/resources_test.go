@@ -3,10 +3,12 @@ package resources
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
 )
@@ -109,5 +111,32 @@ func TestServerErrors(t *testing.T) {
 	}
 	if su.After.SizeBytes == nil || su.After.Gauges == nil || su.Before.SizeBytes == nil {
 		t.Error("nil maps in the server state")
+	}
+}
+
+func TestTuplesPerRequest(t *testing.T) {
+	pg := func(d map[string]int64) *result.ServerUsage {
+		return &result.ServerUsage{Engine: "postgres", Deltas: d}
+	}
+	my := func(d map[string]int64) *result.ServerUsage { return &result.ServerUsage{Engine: "mysql", Deltas: d} }
+	mysqlReads := map[string]int64{"Handler_read_first": 1, "Handler_read_key": 100, "Handler_read_next": 40, "Handler_read_prev": 9,
+		"Handler_read_rnd_next": 0, "Handler_commit": 99, "Handler_rollback": 1}
+	for _, c := range []struct {
+		name string
+		s    *result.ServerUsage
+		want float64
+		ok   bool
+	}{
+		{"postgres", pg(map[string]int64{"tup_returned": 4740, "xact_commit": 98, "xact_rollback": 2}), 47.4, true},
+		{"mysql", my(mysqlReads), 1.5, true},
+		{"no transactions", pg(map[string]int64{"tup_returned": 5, "xact_commit": 0, "xact_rollback": 0}), 0, false},
+		{"a counter missing", pg(map[string]int64{"tup_returned": 5, "xact_commit": 3}), 0, false},
+		{"sqlite", &result.ServerUsage{Engine: "sqlite", Deltas: map[string]int64{}}, 0, false},
+		{"no server", nil, 0, false},
+	} {
+		got, ok := TuplesPerRequest(c.s)
+		if ok != c.ok || math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("%s: got %v, %v; want %v, %v", c.name, got, ok, c.want, c.ok)
+		}
 	}
 }

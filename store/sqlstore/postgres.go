@@ -126,38 +126,60 @@ func (b *pgBackend) classify(err error) errClass {
 	return errOther
 }
 
-// buildIndexes builds the indexes in parallel, each on its own connection,
-// then runs the ALTERs that adopt them as primary keys.
-func (b *pgBackend) buildIndexes(ctx context.Context, stmts []string) error {
-	var wg sync.WaitGroup
-	errs := make([]error, len(stmts))
-	for i, s := range stmts {
-		if strings.HasPrefix(s, "ALTER") {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = b.pool.AcquireFunc(ctx, func(c *pgxpool.Conn) error {
-				if _, err := c.Exec(ctx, "SET maintenance_work_mem = '256MB'"); err != nil {
+// buildIndexes runs each phase's statements in parallel, each on its own
+// connection, and the phases in order.
+func (b *pgBackend) buildIndexes(ctx context.Context, phases [][]string) error {
+	for _, stmts := range phases {
+		var wg sync.WaitGroup
+		errs := make([]error, len(stmts))
+		for i, s := range stmts {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = b.ddl(ctx, false, func(q querier) error {
+					if _, err := q.execSQL(ctx, "SET maintenance_work_mem = '256MB'"); err != nil {
+						return err
+					}
+					err := execDDL(ctx, q, s)
+					_, _ = q.execSQL(ctx, "RESET maintenance_work_mem")
 					return err
-				}
-				_, err := c.Exec(ctx, s)
-				_, _ = c.Exec(ctx, "RESET maintenance_work_mem")
-				return err
-			})
-		}()
-	}
-	wg.Wait()
-	for i, s := range stmts {
-		if errs[i] == nil && strings.HasPrefix(s, "ALTER") {
-			_, errs[i] = b.pool.Exec(ctx, s)
+				})
+			}()
 		}
-		if errs[i] != nil {
-			return fmt.Errorf("%s: %w", s, errs[i])
+		wg.Wait()
+		for i, s := range stmts {
+			if errs[i] != nil {
+				return fmt.Errorf("%s: %w", s, errs[i])
+			}
 		}
 	}
 	return nil
+}
+
+// ddl sets the connection's lock_timeout to ddlLockWait and, after fn,
+// back to the session's (RESET returns to the value the connection
+// started with, the URL's or postgres.go's).
+func (b *pgBackend) ddl(ctx context.Context, tx bool, fn func(querier) error) error {
+	return b.pool.AcquireFunc(ctx, func(c *pgxpool.Conn) error {
+		for _, s := range ddlWaits("postgres") {
+			if _, err := c.Exec(ctx, s); err != nil {
+				return err
+			}
+		}
+		defer c.Exec(context.Background(), "RESET lock_timeout")
+		if !tx {
+			return fn(&pgQ{d: b.d, r: c})
+		}
+		t, err := c.Begin(ctx)
+		if err != nil {
+			return err
+		}
+		if err := fn(&pgQ{d: b.d, r: t}); err != nil {
+			_ = t.Rollback(context.Background())
+			return err
+		}
+		return t.Commit(ctx)
+	})
 }
 
 // pgRunner is what a pool and a transaction have in common.

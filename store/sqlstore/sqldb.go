@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -126,13 +127,45 @@ func (b *sqlBackend) begin(ctx context.Context, readOnly bool) (txn, error) {
 	return &txQ{tx: tx, set: set}, nil
 }
 
-func (b *sqlBackend) buildIndexes(ctx context.Context, stmts []string) error {
-	for _, s := range stmts {
-		if _, err := b.write.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
+// buildIndexes runs the statements one after another, in order.
+func (b *sqlBackend) buildIndexes(ctx context.Context, phases [][]string) error {
+	for _, stmts := range phases {
+		for _, s := range stmts {
+			if err := b.ddl(ctx, false, func(q querier) error { return execDDL(ctx, q, s) }); err != nil {
+				return fmt.Errorf("%s: %w", s, err)
+			}
 		}
 	}
 	return nil
+}
+
+// ddl runs fn in a transaction on one write connection (DDL commits it on
+// MySQL; SQLite's DDL is transactional). On MySQL the connection gets
+// ddlLockWait and is then closed, not returned to the pool, so no request
+// inherits the long lock waits.
+func (b *sqlBackend) ddl(ctx context.Context, _ bool, fn func(querier) error) error {
+	c, err := b.write.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if waits := ddlWaits(b.d.name); len(waits) > 0 {
+		defer c.Raw(func(any) error { return driver.ErrBadConn })
+		for _, s := range waits {
+			if _, err := c.ExecContext(ctx, s); err != nil {
+				return err
+			}
+		}
+	}
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(&txQ{tx: tx}); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
 // dbQ runs statements outside a transaction.

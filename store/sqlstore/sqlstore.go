@@ -79,8 +79,12 @@ type backend interface {
 	classify(err error) errClass
 	// newLoader returns a loader; fast means the tables had no indexes.
 	newLoader(ctx context.Context, db *DB, fast bool) (store.Loader, error)
-	// buildIndexes runs dialect.buildAfterLoad.
-	buildIndexes(ctx context.Context, stmts []string) error
+	// buildIndexes runs dialect.buildAfterLoad, phase after phase.
+	buildIndexes(ctx context.Context, phases [][]string) error
+	// ddl runs fn on one connection whose lock waits are ddlLockWait, not
+	// a request's; in a transaction, committed if fn returns nil, when tx
+	// is set (database/sql backends always use one).
+	ddl(ctx context.Context, tx bool, fn func(q querier) error) error
 	// loading switches session settings for a bulk load on or off.
 	loading(ctx context.Context, on bool) error
 	// reset forgets prepared statements after the schema changed.
@@ -143,10 +147,28 @@ func (db *DB) createRacing(ctx context.Context, q querier, stmt string) (int64, 
 
 // Setup creates the tables where absent; with drop it first drops them.
 func (db *DB) Setup(ctx context.Context, drop bool) error {
-	q := db.b.auto()
+	var inner error // fn's error, already worded
+	err := db.b.ddl(ctx, false, func(q querier) error {
+		inner = db.setup(ctx, q, drop)
+		return inner
+	})
+	if inner != nil {
+		return inner
+	}
+	if err != nil {
+		return fmt.Errorf("%s: creating the schema: %w", db.name, err)
+	}
+	if drop {
+		db.b.reset()
+	}
+	return nil
+}
+
+// setup runs Setup's statements.
+func (db *DB) setup(ctx context.Context, q querier, drop bool) error {
 	if drop {
 		for _, t := range []string{"edges", "objects", "taobench_meta", "taobench_counter"} {
-			if _, err := q.execSQL(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			if err := execDDL(ctx, q, "DROP TABLE IF EXISTS "+t); err != nil {
 				if ro := db.readOnlyError(ctx, err); ro != nil {
 					return ro
 				}
@@ -156,14 +178,16 @@ func (db *DB) Setup(ctx context.Context, drop bool) error {
 	}
 	for _, s := range db.d.schema {
 		if _, err := db.createRacing(ctx, q, s); err != nil {
+			if strings.HasPrefix(s, "CREATE STATISTICS") && db.readOnlyError(ctx, err) == nil {
+				// A planner hint (dialect.go), and PostgreSQL's syntax: kin
+				// such as CockroachDB refuse it and plan without.
+				continue
+			}
 			if ro := db.readOnlyError(ctx, err); ro != nil {
 				return ro
 			}
 			return fmt.Errorf("%s: creating the schema: %w (statement: %s)", db.name, err, s)
 		}
-	}
-	if drop {
-		db.b.reset()
 	}
 	return nil
 }
@@ -601,21 +625,23 @@ func (db *DB) BeginLoad(ctx context.Context) error {
 	// In one transaction where DDL is transactional (PostgreSQL, SQLite);
 	// a database that refuses (CockroachDB and YugabyteDB cannot drop a
 	// primary key) just loads into its indexes.
-	tx, err := db.b.begin(ctx, false)
-	if err != nil {
+	var refused error // a drop the database refused
+	err = db.b.ddl(ctx, true, func(q querier) error {
+		for _, s := range db.d.dropForLoad {
+			if refused = execDDL(ctx, q, s); refused != nil {
+				return refused
+			}
+		}
+		return nil
+	})
+	if err != nil && refused == nil {
 		return fmt.Errorf("%s: starting the load: %w", db.name, err)
 	}
-	for _, s := range db.d.dropForLoad {
-		if _, err := tx.execSQL(ctx, s); err != nil {
-			tx.rollback()
-			if db.d.name == "mysql" {
-				// MySQL's DDL commits as it goes: put back what is missing.
-				db.buildMissing(ctx)
-			}
-			return nil
+	if err != nil {
+		if db.d.name == "mysql" {
+			// MySQL's DDL commits as it goes: put back what is missing.
+			db.buildMissing(ctx)
 		}
-	}
-	if err := tx.commit(ctx); err != nil {
 		return nil
 	}
 	db.fast.Store(true)
@@ -624,8 +650,10 @@ func (db *DB) BeginLoad(ctx context.Context) error {
 
 // buildMissing rebuilds indexes after a failed drop, ignoring the ones that exist.
 func (db *DB) buildMissing(ctx context.Context) {
-	for _, s := range db.d.buildAfterLoad {
-		_, _ = db.b.auto().execSQL(ctx, s)
+	for _, phase := range db.d.buildAfterLoad {
+		for _, s := range phase {
+			_ = db.b.ddl(ctx, false, func(q querier) error { return execDDL(ctx, q, s) })
+		}
 	}
 }
 
@@ -642,12 +670,12 @@ func (db *DB) NewLoader(ctx context.Context) (store.Loader, error) {
 func (db *DB) EndLoad(ctx context.Context) error {
 	if db.fast.Swap(false) {
 		if err := db.b.buildIndexes(ctx, db.d.buildAfterLoad); err != nil {
-			return fmt.Errorf("%s: building indexes after the load: %w (if keys are duplicated, load again with --drop)", db.name, err)
+			return fmt.Errorf("%s: building indexes after the load: %w%s", db.name, err, db.ddlHint(err))
 		}
 	}
 	for _, s := range db.d.analyze {
-		if _, err := db.b.auto().execSQL(ctx, s); err != nil {
-			return fmt.Errorf("%s: %s: %w", db.name, s, err)
+		if err := db.b.ddl(ctx, false, func(q querier) error { return execDDL(ctx, q, s) }); err != nil {
+			return fmt.Errorf("%s: %s: %w%s", db.name, s, err, db.ddlHint(err))
 		}
 	}
 	if err := db.b.loading(ctx, false); err != nil {
