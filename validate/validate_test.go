@@ -2,11 +2,13 @@ package validate_test
 
 import (
 	"math"
+	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/graph/graphtest"
+	"github.com/taobench/taobench/internal/testenv"
 	"github.com/taobench/taobench/validate"
 	"github.com/taobench/taobench/workload"
 )
@@ -109,5 +111,42 @@ func TestWriteHeavyUnderSkew(t *testing.T) {
 		if !r.Pass && !r.Skipped {
 			t.Errorf("%s fails: chi2 %.2f df %d p %.3g", r.Name, r.ChiSquare, r.DF, r.P)
 		}
+	}
+}
+
+// TestEveryWorkloadPasses: the generator check of the README passes for
+// every built-in workload and the original TAOBench files, at 1,000,000
+// requests, as `taobench validate --workload W --requests 1000000` does.
+// Edge types counted once per node (the old way) failed workloads a and o.
+func TestEveryWorkloadPasses(t *testing.T) {
+	var ws []*workload.Workload
+	for _, info := range workload.Builtins() {
+		w, err := workload.Builtin(info.Name)
+		if err != nil {
+			t.Fatalf("built-in %s: %v", info.Name, err)
+		}
+		ws = append(ws, w)
+	}
+	shared := testenv.SharedDir(t)
+	for _, f := range []string{"workload_a.json", "workload_o.json"} {
+		w, err := workload.Resolve(filepath.Join(shared, "reference", "taobench", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	for _, w := range ws {
+		t.Run(w.Name, func(t *testing.T) {
+			t.Parallel()
+			g, err := graph.New(w, 1, 100_000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range validate.Run(w, g, 1_000_000, 1) {
+				if !r.Pass && !r.Skipped {
+					t.Errorf("%s fails: chi2 %.2f df %d p %.3g (%s)", r.Name, r.ChiSquare, r.DF, r.P, r.Note)
+				}
+			}
+		})
 	}
 }
