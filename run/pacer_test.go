@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -88,11 +89,15 @@ func TestParseArrival(t *testing.T) {
 }
 
 // TestOpenLoopRate: against the null store the clients issue every
-// request of the schedule, so the achieved rate is the scheduled one:
-// exactly the target with uniform arrivals, and with Poisson arrivals the
-// schedule's own count (which is the target within its statistical
-// spread, 4 standard deviations here). The test needs spare CPU only for a
-// few percent of a core at these rates.
+// request of the schedule they have the CPU to issue, so the achieved rate
+// is the scheduled one. The schedule is exact: the target with uniform
+// arrivals, and with Poisson arrivals the schedule's own count (the target
+// within its statistical spread, 4 standard deviations here). At most 1% is
+// left unissued, plus what the target rate scheduled in the time the
+// process waited for a CPU (cpuWait): on an idle machine a few percent of a
+// core serves these rates, on a loaded one the clients fall behind by the
+// time they could not run, and requests due in the last such stretch are
+// never issued.
 func TestOpenLoopRate(t *testing.T) {
 	for _, c := range []struct {
 		rate    float64
@@ -110,20 +115,23 @@ func TestOpenLoopRate(t *testing.T) {
 		}
 		cfg := testConfig(t, "o", null.Store{})
 		cfg.Arrival = c.arrival
+		waited, known := cpuWait()
 		rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 4, Warmup: 100 * time.Millisecond, Duration: c.dur, Rate: c.rate})
+		after, _ := cpuWait()
+		waited = after - waited
 		o := rep.OpenLoop
 		ops := rep.Summary.Requests()
 		want := c.rate * c.dur.Seconds()
-		achieved := float64(ops) / rep.Measured.Seconds()
-		t.Logf("%v %s: %d scheduled, %d issued, %d not issued; achieved %.1f req/s; overtime %d", c.rate, c.arrival, o.Scheduled, ops, o.NotIssued, achieved, rep.Overtime)
+		t.Logf("%v %s: %d scheduled, %d issued, %d not issued; achieved %.1f req/s; overtime %d; waited %v for a CPU",
+			c.rate, c.arrival, o.Scheduled, ops, o.NotIssued, float64(ops)/rep.Measured.Seconds(), rep.Overtime, waited)
 		if o.Rate != c.rate || o.Arrival != c.arrival.String() {
 			t.Errorf("report says rate %v, arrival %s", o.Rate, o.Arrival)
 		}
 		if ops+o.NotIssued != o.Scheduled {
 			t.Errorf("%d issued + %d not issued != %d scheduled", ops, o.NotIssued, o.Scheduled)
 		}
-		if float64(ops) < 0.99*float64(o.Scheduled) || !o.Reached() {
-			t.Errorf("%v/s: %d of %d scheduled requests issued, want 99%%", c.rate, ops, o.Scheduled)
+		if o.Reached() != (float64(o.NotIssued) <= 0.01*float64(o.Scheduled)) {
+			t.Errorf("%d of %d not issued, yet reached %v", o.NotIssued, o.Scheduled, o.Reached())
 		}
 		spread := 1.0 // uniform: exact, give or take one
 		if c.arrival == Poisson {
@@ -132,8 +140,15 @@ func TestOpenLoopRate(t *testing.T) {
 		if math.Abs(float64(o.Scheduled)-want) > spread {
 			t.Errorf("%v/s for %v: %d scheduled, want %.0f ± %.0f", c.rate, c.dur, o.Scheduled, want, spread)
 		}
-		if c.arrival == Uniform && math.Abs(achieved/c.rate-1) > 0.01 {
-			t.Errorf("achieved %.2f req/s, want %v within 1%%", achieved, c.rate)
+		// Without the kernel's figure the process is taken never to have
+		// waited: the test then wants an idle machine.
+		if !known {
+			waited = 0
+		}
+		starved := c.rate * waited.Seconds()
+		if allowed := 0.01*float64(o.Scheduled) + starved + 4*math.Sqrt(starved); float64(o.NotIssued) > allowed {
+			t.Errorf("%v/s: %d of %d scheduled requests not issued, want at most %.0f (1%% and those due in the %v the process waited for a CPU)",
+				c.rate, o.NotIssued, o.Scheduled, allowed, waited)
 		}
 		if st := rep.Summary.ServiceStats(metrics.All); st.Count != ops {
 			t.Errorf("%d service times for %d requests", st.Count, ops)
@@ -167,21 +182,43 @@ func TestOpenLoopTooFewClients(t *testing.T) {
 	}
 }
 
-// stallStore answers at once, except that the first call at or after
-// stallAt takes stall: a database's pause, seen by one client.
+// stallStore answers at once, except that the first call at least after
+// past the store's first call takes stall: a database's pause, seen by one
+// client. Timed from the first call, not from when the test set it up, the
+// stall falls in the measured window however long Do takes to begin.
 type stallStore struct {
-	stallAt time.Time
-	stall   time.Duration
-	stalled atomic.Bool
+	after, stall time.Duration
+	once         sync.Once
+	first        time.Time // set once
+	stalled      atomic.Bool
 }
 
 func (s *stallStore) Exec(ctx context.Context, _ *tao.Request, res *tao.Result) {
-	if !time.Now().Before(s.stallAt) && s.stalled.CompareAndSwap(false, true) {
-		waitUntil(ctx, time.Now().Add(s.stall))
+	now := time.Now()
+	s.once.Do(func() { s.first = now })
+	if now.Sub(s.first) >= s.after && s.stalled.CompareAndSwap(false, true) {
+		waitUntil(ctx, now.Add(s.stall))
 	}
 }
 
 func (s *stallStore) Close() error { return nil }
+
+// slower counts the requests of sum whose latency was at least d.
+func slower(sum *metrics.Summary, d time.Duration) int64 {
+	var n int64
+	for c := range tao.NumClasses {
+		h := sum.Histogram(c.String())
+		if h == nil {
+			continue
+		}
+		for _, b := range h.Distribution() {
+			if b.From >= d.Microseconds() {
+				n += b.Count
+			}
+		}
+	}
+	return n
+}
 
 // TestOpenLoopStall: one client at 1,000 requests/s and a store that stalls
 // once for 300 ms. Closed loop would record one slow request; open loop
@@ -190,10 +227,9 @@ func (s *stallStore) Close() error { return nil }
 // service times' p99 stays far below it. Late starts count as overtime.
 func TestOpenLoopStall(t *testing.T) {
 	const stall = 300 * time.Millisecond
-	st := &stallStore{stall: stall}
+	st := &stallStore{after: 800 * time.Millisecond, stall: stall} // inside the window, after the warmup
 	cfg := testConfig(t, "o", st)
 	cfg.Arrival = Uniform
-	st.stallAt = time.Now().Add(800 * time.Millisecond) // inside the window, after the warmup
 	rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Warmup: 200 * time.Millisecond, Duration: 2 * time.Second, Rate: 1000})
 	if !st.stalled.Load() {
 		t.Fatal("the store never stalled")
@@ -210,12 +246,12 @@ func TestOpenLoopStall(t *testing.T) {
 		t.Errorf("%d overtime operations, want the ~300 that waited for the stall", rep.Overtime)
 	}
 	// Closed loop against the same stall: one slow request, no overtime.
-	st2 := &stallStore{stall: stall}
+	st2 := &stallStore{after: 300 * time.Millisecond, stall: stall}
 	cfg.Store = st2
-	st2.stallAt = time.Now().Add(300 * time.Millisecond)
 	rep = mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Warmup: 100 * time.Millisecond, Duration: 500 * time.Millisecond})
-	if rep.Overtime != 0 || rep.OpenLoop.Rate != 0 || rep.Summary.Stats(metrics.All).P99 > 0.5*float64(stall.Microseconds()) {
-		t.Errorf("closed loop: overtime %d, rate %v, p99 %.1f ms", rep.Overtime, rep.OpenLoop.Rate, rep.Summary.Stats(metrics.All).P99/1000)
+	if n := slower(rep.Summary, stall/2); rep.Overtime != 0 || rep.OpenLoop.Rate != 0 || n != 1 {
+		t.Errorf("closed loop: overtime %d, rate %v, %d of %d requests took over %v; want 0, 0 and the one that met the stall",
+			rep.Overtime, rep.OpenLoop.Rate, n, rep.Summary.Requests(), stall/2)
 	}
 }
 
