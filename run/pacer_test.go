@@ -93,11 +93,10 @@ func TestParseArrival(t *testing.T) {
 // is the scheduled one. The schedule is exact: the target with uniform
 // arrivals, and with Poisson arrivals the schedule's own count (the target
 // within its statistical spread, 4 standard deviations here). At most 1% is
-// left unissued, plus what the target rate scheduled in the time the
-// process waited for a CPU (cpuWait): on an idle machine a few percent of a
-// core serves these rates, on a loaded one the clients fall behind by the
-// time they could not run, and requests due in the last such stretch are
-// never issued.
+// left unissued, plus what the target rate scheduled in the stretch before
+// the end in which the process was starved of CPU (cpuWaitSampler): on an
+// idle machine there is none; on a loaded one the clients fall behind while
+// they cannot run, and the requests due then are never issued.
 func TestOpenLoopRate(t *testing.T) {
 	for _, c := range []struct {
 		rate    float64
@@ -115,15 +114,15 @@ func TestOpenLoopRate(t *testing.T) {
 		}
 		cfg := testConfig(t, "o", null.Store{})
 		cfg.Arrival = c.arrival
-		waited, known := cpuWait()
-		rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 4, Warmup: 100 * time.Millisecond, Duration: c.dur, Rate: c.rate})
-		after, _ := cpuWait()
-		waited = after - waited
+		const warmup = 100 * time.Millisecond
+		sampler := sampleCPUWait(5 * time.Millisecond)
+		rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 4, Warmup: warmup, Duration: c.dur, Rate: c.rate})
+		starvedFor := sampler.starvedBefore(rep.Started.Add(warmup + c.dur))
 		o := rep.OpenLoop
 		ops := rep.Summary.Requests()
 		want := c.rate * c.dur.Seconds()
-		t.Logf("%v %s: %d scheduled, %d issued, %d not issued; achieved %.1f req/s; overtime %d; waited %v for a CPU",
-			c.rate, c.arrival, o.Scheduled, ops, o.NotIssued, float64(ops)/rep.Measured.Seconds(), rep.Overtime, waited)
+		t.Logf("%v %s: %d scheduled, %d issued, %d not issued; achieved %.1f req/s; overtime %d; starved of CPU for %v before the end",
+			c.rate, c.arrival, o.Scheduled, ops, o.NotIssued, float64(ops)/rep.Measured.Seconds(), rep.Overtime, starvedFor)
 		if o.Rate != c.rate || o.Arrival != c.arrival.String() {
 			t.Errorf("report says rate %v, arrival %s", o.Rate, o.Arrival)
 		}
@@ -141,14 +140,12 @@ func TestOpenLoopRate(t *testing.T) {
 			t.Errorf("%v/s for %v: %d scheduled, want %.0f ± %.0f", c.rate, c.dur, o.Scheduled, want, spread)
 		}
 		// Without the kernel's figure the process is taken never to have
-		// waited: the test then wants an idle machine.
-		if !known {
-			waited = 0
-		}
-		starved := c.rate * waited.Seconds()
+		// been starved: the test then wants an idle machine. The stretch
+		// is known to a sampling period.
+		starved := c.rate * (starvedFor + 5*time.Millisecond).Seconds()
 		if allowed := 0.01*float64(o.Scheduled) + starved + 4*math.Sqrt(starved); float64(o.NotIssued) > allowed {
-			t.Errorf("%v/s: %d of %d scheduled requests not issued, want at most %.0f (1%% and those due in the %v the process waited for a CPU)",
-				c.rate, o.NotIssued, o.Scheduled, allowed, waited)
+			t.Errorf("%v/s: %d of %d scheduled requests not issued, want at most %.0f (1%% and those due in the last %v, when the process was starved of CPU)",
+				c.rate, o.NotIssued, o.Scheduled, allowed, starvedFor)
 		}
 		if st := rep.Summary.ServiceStats(metrics.All); st.Count != ops {
 			t.Errorf("%d service times for %d requests", st.Count, ops)
