@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -88,11 +89,14 @@ func TestParseArrival(t *testing.T) {
 }
 
 // TestOpenLoopRate: against the null store the clients issue every
-// request of the schedule, so the achieved rate is the scheduled one:
-// exactly the target with uniform arrivals, and with Poisson arrivals the
-// schedule's own count (which is the target within its statistical
-// spread, 4 standard deviations here). The test needs spare CPU only for a
-// few percent of a core at these rates.
+// request of the schedule they have the CPU to issue, so the achieved rate
+// is the scheduled one. The schedule is exact: the target with uniform
+// arrivals, and with Poisson arrivals the schedule's own count (the target
+// within its statistical spread, 4 standard deviations here). At most 1% is
+// left unissued, plus what the target rate scheduled in the stretch before
+// the end in which the process was starved of CPU (cpuWaitSampler): on an
+// idle machine there is none; on a loaded one the clients fall behind while
+// they cannot run, and the requests due then are never issued.
 func TestOpenLoopRate(t *testing.T) {
 	for _, c := range []struct {
 		rate    float64
@@ -110,20 +114,23 @@ func TestOpenLoopRate(t *testing.T) {
 		}
 		cfg := testConfig(t, "o", null.Store{})
 		cfg.Arrival = c.arrival
-		rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 4, Warmup: 100 * time.Millisecond, Duration: c.dur, Rate: c.rate})
+		const warmup = 100 * time.Millisecond
+		sampler := sampleCPUWait(5 * time.Millisecond)
+		rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 4, Warmup: warmup, Duration: c.dur, Rate: c.rate})
+		starvedFor := sampler.starvedBefore(rep.Started.Add(warmup + c.dur))
 		o := rep.OpenLoop
 		ops := rep.Summary.Requests()
 		want := c.rate * c.dur.Seconds()
-		achieved := float64(ops) / rep.Measured.Seconds()
-		t.Logf("%v %s: %d scheduled, %d issued, %d not issued; achieved %.1f req/s; overtime %d", c.rate, c.arrival, o.Scheduled, ops, o.NotIssued, achieved, rep.Overtime)
+		t.Logf("%v %s: %d scheduled, %d issued, %d not issued; achieved %.1f req/s; overtime %d; starved of CPU for %v before the end",
+			c.rate, c.arrival, o.Scheduled, ops, o.NotIssued, float64(ops)/rep.Measured.Seconds(), rep.Overtime, starvedFor)
 		if o.Rate != c.rate || o.Arrival != c.arrival.String() {
 			t.Errorf("report says rate %v, arrival %s", o.Rate, o.Arrival)
 		}
 		if ops+o.NotIssued != o.Scheduled {
 			t.Errorf("%d issued + %d not issued != %d scheduled", ops, o.NotIssued, o.Scheduled)
 		}
-		if float64(ops) < 0.99*float64(o.Scheduled) || !o.Reached() {
-			t.Errorf("%v/s: %d of %d scheduled requests issued, want 99%%", c.rate, ops, o.Scheduled)
+		if o.Reached() != (float64(o.NotIssued) <= 0.01*float64(o.Scheduled)) {
+			t.Errorf("%d of %d not issued, yet reached %v", o.NotIssued, o.Scheduled, o.Reached())
 		}
 		spread := 1.0 // uniform: exact, give or take one
 		if c.arrival == Poisson {
@@ -132,8 +139,13 @@ func TestOpenLoopRate(t *testing.T) {
 		if math.Abs(float64(o.Scheduled)-want) > spread {
 			t.Errorf("%v/s for %v: %d scheduled, want %.0f ± %.0f", c.rate, c.dur, o.Scheduled, want, spread)
 		}
-		if c.arrival == Uniform && math.Abs(achieved/c.rate-1) > 0.01 {
-			t.Errorf("achieved %.2f req/s, want %v within 1%%", achieved, c.rate)
+		// Without the kernel's figure the process is taken never to have
+		// been starved: the test then wants an idle machine. The stretch
+		// is known to a sampling period.
+		starved := c.rate * (starvedFor + 5*time.Millisecond).Seconds()
+		if allowed := 0.01*float64(o.Scheduled) + starved + 4*math.Sqrt(starved); float64(o.NotIssued) > allowed {
+			t.Errorf("%v/s: %d of %d scheduled requests not issued, want at most %.0f (1%% and those due in the last %v, when the process was starved of CPU)",
+				c.rate, o.NotIssued, o.Scheduled, allowed, starvedFor)
 		}
 		if st := rep.Summary.ServiceStats(metrics.All); st.Count != ops {
 			t.Errorf("%d service times for %d requests", st.Count, ops)
@@ -154,9 +166,14 @@ func TestOpenLoopTooFewClients(t *testing.T) {
 	if o.Reached() || o.NotIssued == 0 || float64(ops) > 0.6*float64(o.Scheduled) {
 		t.Errorf("%d of %d scheduled issued, %d not issued, reached %v; want under 60%% and not reached", ops, o.Scheduled, o.NotIssued, o.Reached())
 	}
+	// One client: request k starts no sooner than k·2 ms, however slow the
+	// machine, and was due about k·0.5 ms in, so half the requests waited
+	// about ops/2 · 1.5 ms or more (10% and the 2 ms service for the
+	// Poisson schedule's spread).
 	lat, svc := rep.Summary.Stats(metrics.All), rep.Summary.ServiceStats(metrics.All)
-	if lat.P50 < 10*svc.P50 || rep.Overtime < ops/2 {
-		t.Errorf("latency p50 %.0f µs, service p50 %.0f µs, overtime %d of %d: want the queueing in the latency", lat.P50, svc.P50, rep.Overtime, ops)
+	queued := float64(ops/2) * float64((st.Delay - 500*time.Microsecond).Microseconds())
+	if lat.P50 < 0.9*queued || rep.Overtime < ops/2 {
+		t.Errorf("latency p50 %.0f µs, service p50 %.0f µs, overtime %d of %d: want the queueing in the latency (at least %.0f µs at the median)", lat.P50, svc.P50, rep.Overtime, ops, queued)
 	}
 	var b strings.Builder
 	if err := report.WriteText(&b, rep); err != nil {
@@ -167,21 +184,43 @@ func TestOpenLoopTooFewClients(t *testing.T) {
 	}
 }
 
-// stallStore answers at once, except that the first call at or after
-// stallAt takes stall: a database's pause, seen by one client.
+// stallStore answers at once, except that the first call at least after
+// past the store's first call takes stall: a database's pause, seen by one
+// client. Timed from the first call, not from when the test set it up, the
+// stall falls in the measured window however long Do takes to begin.
 type stallStore struct {
-	stallAt time.Time
-	stall   time.Duration
-	stalled atomic.Bool
+	after, stall time.Duration
+	once         sync.Once
+	first        time.Time // set once
+	stalled      atomic.Bool
 }
 
 func (s *stallStore) Exec(ctx context.Context, _ *tao.Request, res *tao.Result) {
-	if !time.Now().Before(s.stallAt) && s.stalled.CompareAndSwap(false, true) {
-		waitUntil(ctx, time.Now().Add(s.stall))
+	now := time.Now()
+	s.once.Do(func() { s.first = now })
+	if now.Sub(s.first) >= s.after && s.stalled.CompareAndSwap(false, true) {
+		waitUntil(ctx, now.Add(s.stall))
 	}
 }
 
 func (s *stallStore) Close() error { return nil }
+
+// slower counts the requests of sum whose latency was at least d.
+func slower(sum *metrics.Summary, d time.Duration) int64 {
+	var n int64
+	for c := range tao.NumClasses {
+		h := sum.Histogram(c.String())
+		if h == nil {
+			continue
+		}
+		for _, b := range h.Distribution() {
+			if b.From >= d.Microseconds() {
+				n += b.Count
+			}
+		}
+	}
+	return n
+}
 
 // TestOpenLoopStall: one client at 1,000 requests/s and a store that stalls
 // once for 300 ms. Closed loop would record one slow request; open loop
@@ -190,10 +229,9 @@ func (s *stallStore) Close() error { return nil }
 // service times' p99 stays far below it. Late starts count as overtime.
 func TestOpenLoopStall(t *testing.T) {
 	const stall = 300 * time.Millisecond
-	st := &stallStore{stall: stall}
+	st := &stallStore{after: 800 * time.Millisecond, stall: stall} // inside the window, after the warmup
 	cfg := testConfig(t, "o", st)
 	cfg.Arrival = Uniform
-	st.stallAt = time.Now().Add(800 * time.Millisecond) // inside the window, after the warmup
 	rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Warmup: 200 * time.Millisecond, Duration: 2 * time.Second, Rate: 1000})
 	if !st.stalled.Load() {
 		t.Fatal("the store never stalled")
@@ -210,12 +248,26 @@ func TestOpenLoopStall(t *testing.T) {
 		t.Errorf("%d overtime operations, want the ~300 that waited for the stall", rep.Overtime)
 	}
 	// Closed loop against the same stall: one slow request, no overtime.
-	st2 := &stallStore{stall: stall}
-	cfg.Store = st2
-	st2.stallAt = time.Now().Add(300 * time.Millisecond)
-	rep = mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Warmup: 100 * time.Millisecond, Duration: 500 * time.Millisecond})
-	if rep.Overtime != 0 || rep.OpenLoop.Rate != 0 || rep.Summary.Stats(metrics.All).P99 > 0.5*float64(stall.Microseconds()) {
-		t.Errorf("closed loop: overtime %d, rate %v, p99 %.1f ms", rep.Overtime, rep.OpenLoop.Rate, rep.Summary.Stats(metrics.All).P99/1000)
+	const closedDuration = 500 * time.Millisecond
+	// A process that cannot run for most of the 500 ms window meets no stall:
+	// that run proves nothing, and the next one is tried.
+	for try := 1; ; try++ {
+		st2 := &stallStore{after: 300 * time.Millisecond, stall: stall}
+		cfg.Store = st2
+		rep = mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Warmup: 100 * time.Millisecond, Duration: closedDuration})
+		if st2.stalled.Load() {
+			break
+		}
+		if try == 3 {
+			t.Fatal("closed loop: the store never stalled in 3 runs")
+		}
+	}
+	// One client's requests follow one another: besides the stalled one,
+	// at most duration/(stall/2) can be that slow (a loaded machine's
+	// pauses), where open loop would record the ~300 due during the stall.
+	if n := slower(rep.Summary, stall/2); rep.Overtime != 0 || rep.OpenLoop.Rate != 0 || n < 1 || n > 1+int64(closedDuration/(stall/2)) {
+		t.Errorf("closed loop: overtime %d, rate %v, %d of %d requests took over %v; want 0, 0 and the one that met the stall",
+			rep.Overtime, rep.OpenLoop.Rate, n, rep.Summary.Requests(), stall/2)
 	}
 }
 

@@ -451,67 +451,110 @@ func (c *client) loop(ctx, execCtx context.Context, cfg *Config, b bounds) bool 
 // cancelled or the experiment is over. abandoned is true when Do gave up on
 // the client while it was inside Store.Exec: the client must then touch
 // nothing of its own.
+//
+// A request goes through when (pacing: its intended start), start and do
+// (precondition wait, injected delay, attempts with backoff) and account
+// (recording); errorBackoff then spaces requests to a server that went away.
 func (c *client) step(ctx, execCtx context.Context, cfg *Config, b bounds) (more, abandoned bool) {
 	if ctx.Err() != nil {
 		return false, false
 	}
-	// In open loop the request is due at its intended start: the client
-	// waits for it, or starts late when it was busy until after it.
-	var intended time.Time
+	var due time.Time // closed loop: due when the previous request ended
 	if b.sched != nil {
-		at, ok := b.sched.next()
-		if !ok {
+		var ok bool
+		if due, ok = c.when(ctx, b.sched); !ok {
 			return false, false
 		}
-		if !c.waitUntil(ctx.Done(), at) {
-			b.sched.skip(at)
-			return false, false
-		}
-		intended = at
 	}
-	due := intended // the schedule's start, for skip
 	c.gen.Next(&c.req)
-	// A preconditioned write waits after the client's read of its key
-	// (precondition_wait), idle and outside its latency: in open loop its
-	// intended start moves by the wait.
+	if !c.start(ctx, &b, due) {
+		if b.sched != nil {
+			b.sched.skip(due) // handed out, never issued
+		}
+		return false, false
+	}
+	cut, abandoned := c.do(ctx, execCtx, cfg)
+	if abandoned {
+		return false, true
+	}
+	end := time.Now()
+	c.account(ctx, &b, cut, end)
+	if c.res.Outcome != tao.Error {
+		c.errStreak = 0
+		return true, false
+	}
+	return c.errorBackoff(ctx, b.end, end), false
+}
+
+// when paces an open-loop client: the request is due at the next intended
+// start of the schedule s, and the client waits for it, or starts late when
+// it was busy until after it. (In closed loop a request is due when the
+// previous one has ended, and step does not call when.) ok is false when
+// the loop should end: the schedule is over, or ctx was cancelled during the
+// wait.
+func (c *client) when(ctx context.Context, s *schedule) (due time.Time, ok bool) {
+	at, ok := s.next()
+	if !ok {
+		return time.Time{}, false
+	}
+	if !c.waitUntil(ctx.Done(), at) {
+		s.skip(at)
+		return time.Time{}, false
+	}
+	return at, true
+}
+
+// start begins the request c.gen drew, due at due (zero in closed loop). A
+// preconditioned write first waits after the client's read of its key
+// (precondition_wait), idle and outside its latency: in open loop its
+// intended start moves by the wait. start then fixes the request's intended
+// and actual starts (c.begin, c.actual, c.late, read by abandon too) and
+// opens its sample. It reports false, issuing nothing, when ctx is cancelled
+// during the wait or the experiment has ended.
+func (c *client) start(ctx context.Context, b *bounds, due time.Time) bool {
+	intended := due
 	if c.req.Wait > 0 {
 		if !c.sleep(ctx, c.req.Wait) {
-			if b.sched != nil {
-				b.sched.skip(due)
-			}
-			return false, false
+			return false
 		}
 		if !intended.IsZero() {
 			intended = intended.Add(c.req.Wait)
 		}
 	}
-	begin := time.Now()
-	if !begin.Before(b.end) {
-		if b.sched != nil {
-			b.sched.skip(due)
-		}
-		return false, false
+	now := time.Now()
+	if !now.Before(b.end) {
+		return false
 	}
 	if c.first.IsZero() {
-		c.first = begin
+		c.first = now
 	}
 	if intended.IsZero() {
-		intended = begin
+		intended = now
 	}
-	c.begin, c.actual = intended, begin
-	c.late = begin.Sub(intended) > OvertimeTolerance
+	c.begin, c.actual = intended, now
+	c.late = now.Sub(intended) > OvertimeTolerance
 	s := &c.s
 	*s = metrics.Sample{Class: c.req.Class, Kind: tao.NumKinds}
 	if len(c.req.Ops) == 1 && (c.req.Class == tao.Read || c.req.Class == tao.Write) {
 		s.Kind = c.req.Ops[0].Kind
 	}
-	cut := false // the user's cancel ended a backoff before its retry
+	return true
+}
+
+// do executes the started request: the injected delay, then attempts until
+// one ends in other than a conflict, the retries are used up or the request's
+// deadline has passed, with a jittered backoff between attempts. It counts
+// attempts and conflicts in c.s and leaves the last attempt's result in
+// c.res. cut is true when the user's cancel ended the injected delay or a
+// backoff; abandoned is true when Do gave up on the client inside Store.Exec.
+func (c *client) do(ctx, execCtx context.Context, cfg *Config) (cut, abandoned bool) {
+	s := &c.s
 	// The request timeout counts from the actual start (an injected delay
 	// included), as the service time does.
 	reqCtx := execCtx
 	if cfg.Timeout > 0 {
 		var cancel context.CancelFunc
-		reqCtx, cancel = context.WithDeadline(execCtx, begin.Add(cfg.Timeout))
+		reqCtx, cancel = context.WithDeadline(execCtx, c.actual.Add(cfg.Timeout))
 		defer cancel()
 	}
 	if c.inject != nil {
@@ -522,7 +565,7 @@ func (c *client) step(ctx, execCtx context.Context, cfg *Config, b bounds) (more
 			if c.sleeper == nil {
 				c.sleeper = clock.New()
 			}
-			if cut = !c.sleeper.Until(ctx.Done(), begin.Add(s.Injected)); cut {
+			if cut = !c.sleeper.Until(ctx.Done(), c.actual.Add(s.Injected)); cut {
 				c.res.Reset(len(c.req.Ops))
 				c.res.Outcome, c.res.Err = tao.Timeout, ctx.Err()
 			}
@@ -545,59 +588,62 @@ func (c *client) step(ctx, execCtx context.Context, cfg *Config, b bounds) (more
 		if !c.res.Outcome.IsConflict() || s.Attempts > cfg.Retries {
 			break
 		}
-		if cfg.Timeout > 0 && !time.Now().Before(begin.Add(cfg.Timeout)) {
+		if cfg.Timeout > 0 && !time.Now().Before(c.actual.Add(cfg.Timeout)) {
 			break // past the request's deadline: no retry could finish
 		}
 		if !c.sleep(ctx, backoff(cfg.BackoffMin, cfg.BackoffMax, s.Attempts, c.rng)) {
 			cut = true
-			break
 		}
 	}
-	end := time.Now()
-	s.Latency = end.Sub(intended)
+	return cut, false
+}
+
+// account records the request that ended at end: its latency from its
+// intended start, its service time in open loop, its outcome. Begun in the
+// measured window, it goes to the measured samples, the fidelity counters
+// and the first loss; begun in the warmup, to the per-second series only,
+// marked. A request cut short by the user's Ctrl-C (in the database or
+// while waiting to retry) says nothing about the database and is not
+// recorded; one cut by the drain deadline is a real timeout. The generator
+// observes every result.
+func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time) {
+	s := &c.s
+	s.Latency = end.Sub(c.begin)
 	if b.sched != nil {
-		s.Service = max(end.Sub(begin), 1) // nonzero: recorded
+		s.Service = max(end.Sub(c.actual), 1) // nonzero: recorded
 	}
 	s.Outcome = c.res.Outcome
-
-	// A request cut short by the user's Ctrl-C (in the database or while
-	// waiting to retry) says nothing about the database; one cut by the
-	// drain deadline is a real timeout.
 	userCancelled := cut || (ctx.Err() != nil && c.res.Outcome == tao.Timeout)
-	if !intended.Before(b.measure) && !userCancelled {
+	if !c.begin.Before(b.measure) && !userCancelled {
 		if c.late {
 			c.overtime.Add(1)
 		}
 		c.describe(s)
-		s.At = intended.Sub(b.measure)
+		s.At = c.begin.Sub(b.measure)
 		c.record(s, end)
 		c.fid.Observe(&c.req, &c.res)
 		if c.loss != nil && c.res.Err != nil && (s.Outcome == tao.Error || s.Outcome == tao.Timeout) {
 			c.loss.keep(s.Outcome, s.At, c.res.Err)
 		}
 	} else if !userCancelled {
-		// Warmup: only the per-second series counts it, marked.
 		c.describe(s)
-		s.At, s.Warmup = intended.Sub(b.measure), true
+		s.At, s.Warmup = c.begin.Sub(b.measure), true
 		c.keep(s, end)
 	}
 	c.gen.Observe(&c.req, &c.res)
 	if cap(c.req.Ops) > keepOps {
 		c.req.Ops, c.res.Ops = nil, nil
 	}
+}
 
-	// A server that went away: back off before reconnecting so clients
-	// do not spin, growing with consecutive errors. After the end there
-	// is no next request to wait for.
-	if c.res.Outcome == tao.Error {
-		c.errStreak++
-		if end.Before(b.end) && !c.sleep(ctx, backoff(10*time.Millisecond, time.Second, c.errStreak, c.rng)) {
-			return false, false
-		}
-	} else {
-		c.errStreak = 0
-	}
-	return true, false
+// errorBackoff waits after a request that ended in Error at end, longer
+// with each such request in a row, so clients do not spin against a server
+// that went away before it reconnects. After the experiment's end there is
+// no next request to wait for. It reports false when ctx was cancelled
+// during the wait.
+func (c *client) errorBackoff(ctx context.Context, expEnd, end time.Time) bool {
+	c.errStreak++
+	return !end.Before(expEnd) || c.sleep(ctx, backoff(10*time.Millisecond, time.Second, c.errStreak, c.rng))
 }
 
 // errAbandoned is the error of a request abandoned inside Store.Exec.
