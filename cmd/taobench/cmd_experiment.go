@@ -9,19 +9,16 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
-	"github.com/taobench/taobench/graph"
-	"github.com/taobench/taobench/load"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
@@ -82,6 +79,8 @@ type expFlags struct {
 	given                     map[string]bool
 	name                      string
 	args                      []string // the command line, for redacting status lines
+	// outF is --out, checked.
+	outF *outFile
 	// wrap, when set, wraps the store each step runs on; it is called
 	// just before the step starts.
 	wrap func(st store.Store) store.Store
@@ -108,7 +107,7 @@ func newExpFlags(name string) *expFlags {
 }
 
 // check validates the shared flags after parsing.
-func (f *expFlags) check() error {
+func (f *expFlags) check(e *env) error {
 	f.given = setFlags(f.fs)
 	n := "experiment " + f.name
 	switch {
@@ -140,11 +139,20 @@ func (f *expFlags) check() error {
 		return badInput("%s: --arrival applies to open loop only: give --rate too", n)
 	}
 	f.arrival = a
-	if *f.out != "" && *f.out != "-" {
-		if st, err := os.Stat(filepath.Dir(*f.out)); err != nil || !st.IsDir() {
-			return badInput("%s: --out %s: its directory does not exist; create it or give another path", n, *f.out)
-		}
+	// --out goes through run's writer (out.go): atomic replacement,
+	// symlinks, devices and the standard streams alike; "-" is stdout.
+	path := *f.out
+	if path == "-" {
+		path = "/dev/stdout"
 	}
+	o, err := checkOutAs(e, n+": --out", path)
+	if err != nil {
+		return err
+	}
+	if o != nil {
+		o.given = *f.out
+	}
+	f.outF = o
 	if !f.given["seed"] {
 		*f.seed = newSeed()
 	}
@@ -163,81 +171,39 @@ type step struct {
 // steps done so far.
 func (f *expFlags) ladder(ctx context.Context, e *env, steps []step) (*report.Run, []*report.Experiment, error) {
 	n := "experiment " + f.name
-	run.SetProcs(0, *f.threads)
-	st, err := openStore(ctx, *f.db, *f.threads)
+	e.sizeProcs(0, *f.threads)
+	x := run.Experiment{Threads: *f.threads, Warmup: f.warmup, Duration: f.duration, Rate: *f.rate}
+	sink := &cliSink{e: e, started: func(i, k int, label string, x run.Experiment) {
+		fmt.Fprintf(e.stderr, "step %d of %d: %s: %d threads, warmup %v, duration %v%s, request timeout %v, retries %d\n",
+			i+1, k, label, x.Threads, x.Warmup, x.Duration, rateNote(x.Rate, f.arrival), f.timeout, *f.retries)
+	}}
+	s, err := openSession(ctx, e, n, *f.db, *f.threads, session.Split{}, sink)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer closeStore(e, st, store.Redact(*f.db))
-	printNotes(e, st)
-	db, ok := st.(store.Database)
-	if !ok {
-		return nil, nil, badInput("%s: %s keeps no data; give a database URL (sqlite:PATH, postgres://..., mysql://...)", n, store.Redact(*f.db))
+	defer closeSession(e, s)
+	if _, ok := s.Database(); !ok {
+		return nil, nil, badInput("%s: %s keeps no data; give a database URL (sqlite:PATH, postgres://..., mysql://...)", n, s.Name())
 	}
-	if err := db.Setup(ctx, false); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", n, err)
+	ws := make([]*workload.Workload, len(steps))
+	plan := session.Plan{
+		Config: run.Config{Seed: *f.seed, Retries: *f.retries, Timeout: f.timeout, Drain: f.drain,
+			Status: redactWriter{e.stderr, f.args}, Arrival: f.arrival},
 	}
-	first := steps[0].w
-	g, loaded, err := load.Loaded(ctx, db)
-	graphOf := first.Name
-	switch {
-	case errors.Is(err, load.ErrNoGraph):
-		if g, err = graph.New(first, defaultSeed, *f.edges); err != nil {
-			return nil, nil, badInputErr(err)
-		}
-		fmt.Fprintf(e.stderr, "%s holds no graph yet: loading workload %s's (%d edges, graph seed %d)\n", store.Redact(*f.db), first.Name, *f.edges, defaultSeed)
-		if err := loadGraph(ctx, e, db, g, first, *f.loadThr); err != nil {
-			return nil, nil, err
-		}
-	case err != nil:
-		return nil, nil, badInput("%s: %s: %v", n, store.Redact(*f.db), err)
-	default:
-		graphOf = loaded.Name
-		if f.given["edges"] && *f.edges != g.Edges() {
-			return nil, nil, badInput("%s: %s holds workload %s's graph of %d edges, not %d: drop --edges, or load another with taobench load --drop --edges %d", n, store.Redact(*f.db), loaded.Name, g.Edges(), *f.edges, *f.edges)
-		}
+	for i, st := range steps {
+		ws[i] = st.w
+		plan.Steps = append(plan.Steps, session.Step{Label: st.label, Workload: st.w, Wrap: f.wrap})
+		plan.Experiments = append(plan.Experiments, x)
 	}
-	for _, s := range steps {
-		if err := g.Compatible(s.w, graphOf); err != nil {
-			return nil, nil, badInput("%s: %s: %v", n, store.Redact(*f.db), err)
-		}
+	g, loaded, err := s.Graph(ctx, session.GraphSpec{Workload: ws[0], Also: ws[1:], Edges: *f.edges, EdgesGiven: f.given["edges"], LoadThreads: *f.loadThr})
+	if err != nil {
+		return nil, nil, err
 	}
-	fmt.Fprintf(e.stderr, "graph: workload %s's, %d edges; seed %d (give --seed %d to repeat the requests)\n", graphOf, g.Edges(), *f.seed, *f.seed)
-	names := make([]string, len(steps))
-	for i, s := range steps {
-		names[i] = s.w.Name
-	}
-	info := &report.Run{
-		Database: store.Redact(*f.db), Workload: strings.Join(uniq(names), ","), GraphWorkload: graphOf,
-		GraphSeed: g.Seed(), Seed: *f.seed, Edges: g.Edges(), Retries: *f.retries,
-		Started: time.Now().UTC(), Version: version(), Revision: revision(),
-	}
-	x := run.Experiment{Threads: *f.threads, Warmup: f.warmup, Duration: f.duration, Rate: *f.rate}
-	var done []*report.Experiment
-	for i, s := range steps {
-		fmt.Fprintf(e.stderr, "step %d of %d: %s: %d threads, warmup %v, duration %v%s, request timeout %v, retries %d\n",
-			i+1, len(steps), s.label, x.Threads, x.Warmup, x.Duration, rateNote(x.Rate, f.arrival), f.timeout, *f.retries)
-		cfg := run.Config{
-			Store: st, Workload: s.w, Graph: g, Seed: run.ExperimentSeed(*f.seed, i),
-			Retries: *f.retries, Timeout: f.timeout, Drain: f.drain, Status: redactWriter{e.stderr, f.args},
-			Arrival: f.arrival,
-		}
-		if cfg.Run, err = db.ReserveRun(ctx); err != nil {
-			return nil, nil, fmt.Errorf("%s: reserving a run number: %w", n, err)
-		}
-		if f.wrap != nil {
-			cfg.Store = f.wrap(st)
-		}
-		res, err := run.Do(ctx, cfg, x)
-		if err != nil {
-			return nil, nil, badInputErr(err)
-		}
-		done = append(done, res)
-		if res.Interrupted || ctx.Err() != nil {
-			return info, done, errInterrupted
-		}
-	}
-	return info, done, nil
+	fmt.Fprintf(e.stderr, "graph: workload %s's, %d edges; seed %d (give --seed %d to repeat the requests)\n", loaded.Name, g.Edges(), *f.seed, *f.seed)
+	info := s.RunInfo(session.Meta{Workloads: ws, GraphOf: loaded.Name, Graph: g, Seed: *f.seed, Retries: *f.retries})
+	plan.Config.Graph = g
+	done, err := s.Run(ctx, plan)
+	return info, done, err
 }
 
 func uniq(s []string) []string {
@@ -300,14 +266,14 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	f.args = args
-	if err := f.check(); err != nil {
+	if err := f.check(e); err != nil {
 		return err
 	}
 	hs, err := parseHolds(*holds)
 	if err != nil {
 		return badInput("experiment lock-hold: --holds %q: %v", *holds, err)
 	}
-	base, err := loadWorkload(e, *wl)
+	base, err := loadWorkload(e, *wl, false)
 	if err != nil {
 		return err
 	}
@@ -348,7 +314,7 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 	if len(rows) > 0 {
 		writeHoldTable(e.stdout, info, rows)
 	}
-	if werr := writeExperimentJSON(e, *f.out, "lock-hold", info, done, labels(steps, len(done)), rows); werr != nil {
+	if werr := writeExperimentJSON(e, f.outF, "lock-hold", info, done, labels(steps, len(done)), rows); werr != nil {
 		return werr
 	}
 	return err
@@ -386,7 +352,7 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	f.args = args
-	if err := f.check(); err != nil {
+	if err := f.check(e); err != nil {
 		return err
 	}
 	ws, err := parseHolds(*waits)
@@ -400,7 +366,7 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 		}
 		seen[d] = true
 	}
-	base, err := loadWorkload(e, *wl)
+	base, err := loadWorkload(e, *wl, false)
 	if err != nil {
 		return err
 	}
@@ -448,7 +414,7 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 		tw.Flush()
 		openLoopNote(e.stdout, done, labels(steps, len(done)))
 	}
-	if werr := writeExperimentJSON(e, *f.out, "precondition-wait", info, done, labels(steps, len(done)), rows); werr != nil {
+	if werr := writeExperimentJSON(e, f.outF, "precondition-wait", info, done, labels(steps, len(done)), rows); werr != nil {
 		return werr
 	}
 	return err
@@ -565,7 +531,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	f.args = args
-	if err := f.check(); err != nil {
+	if err := f.check(e); err != nil {
 		return err
 	}
 	if len(wls) < 2 {
@@ -584,7 +550,7 @@ func cmdFanout(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	f.args = args
-	if err := f.check(); err != nil {
+	if err := f.check(e); err != nil {
 		return err
 	}
 	return compare(ctx, e, f, "fanout", []string{*base, *high})
@@ -595,7 +561,7 @@ func cmdFanout(ctx context.Context, e *env, args []string) error {
 func compare(ctx context.Context, e *env, f *expFlags, name string, wls []string) error {
 	steps := make([]step, len(wls))
 	for i, name := range wls {
-		w, err := loadWorkload(e, name)
+		w, err := loadWorkload(e, name, false)
 		if err != nil {
 			return err
 		}
@@ -608,7 +574,7 @@ func compare(ctx context.Context, e *env, f *expFlags, name string, wls []string
 		writeCompareTable(e.stdout, info, labels(steps, len(done)), rows, latencyOf(done))
 		openLoopNote(e.stdout, done, labels(steps, len(done)))
 	}
-	if werr := writeExperimentJSON(e, *f.out, name, info, done, labels(steps, len(done)), rows); werr != nil {
+	if werr := writeExperimentJSON(e, f.outF, name, info, done, labels(steps, len(done)), rows); werr != nil {
 		return werr
 	}
 	return err
@@ -741,17 +707,17 @@ func openLoopNote(w io.Writer, done []*report.Experiment, names []string) {
 // and "experiments", one per step) with three more keys: "experiment" (its
 // name), "steps" (each experiment's label) and "table" (the printed rows).
 // Values that are not numbers (a % difference from 0) are written as null.
-func writeExperimentJSON(e *env, path, name string, info *report.Run, done []*report.Experiment, steps []string, table any) error {
-	if path == "" || info == nil {
+func writeExperimentJSON(e *env, out *outFile, name string, info *report.Run, done []*report.Experiment, steps []string, table any) error {
+	if out == nil || info == nil {
 		return nil
 	}
 	var b bytes.Buffer
 	if err := report.WriteJSON(&b, info, done); err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
+		return fmt.Errorf("--out %s: %w", out.given, err)
 	}
 	var doc map[string]any
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
+		return fmt.Errorf("--out %s: %w", out.given, err)
 	}
 	doc["experiment"], doc["steps"] = name, steps
 	raw, err := json.Marshal(table)
@@ -759,28 +725,21 @@ func writeExperimentJSON(e *env, path, name string, info *report.Run, done []*re
 		// NaN: marshal the rows again with NaN as null.
 		raw, err = json.Marshal(nanToNull(table))
 		if err != nil {
-			return fmt.Errorf("--out %s: %w", path, err)
+			return fmt.Errorf("--out %s: %w", out.given, err)
 		}
 	}
 	doc["table"] = json.RawMessage(raw)
-	out, err := json.MarshalIndent(doc, "", "  ")
+	js, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
+		return fmt.Errorf("--out %s: %w", out.given, err)
 	}
-	out = append(out, '\n')
-	if path == "-" {
-		_, err = e.stdout.Write(out)
+	js = append(js, '\n')
+	if err := out.writeWith(func(w io.Writer) error { _, err := w.Write(js); return err }, true); err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, out, 0o644); err != nil {
-		return fmt.Errorf("--out %s: %w", path, err)
+	if out.stream == nil {
+		fmt.Fprintf(e.stderr, "results written to %s\n", out.given)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("--out %s: %w", path, err)
-	}
-	fmt.Fprintf(e.stderr, "results written to %s\n", path)
 	return nil
 }
 

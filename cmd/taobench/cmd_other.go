@@ -15,6 +15,7 @@ import (
 	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/validate"
 	"github.com/taobench/taobench/workload"
@@ -33,7 +34,7 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ld, err := loadPart(*part, *drop)
+	ld, err := loadPart(*part)
 	if err != nil {
 		return err
 	}
@@ -48,47 +49,16 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer stopLive(e, live)
-	w, err := loadWorkload(e, *wlName)
+	w, err := loadWorkload(e, *wlName, false)
 	if err != nil {
 		return err
 	}
-	g, err := graph.New(w, *seed, *edges)
-	if err != nil {
-		return badInputErr(err)
-	}
-	db, err := openDatabase(ctx, *dbURL, *threads)
+	s, err := openSession(ctx, e, "load", *dbURL, *threads, session.Split{}, &cliSink{e: e})
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	printNotes(e, db)
-	if err := db.Setup(ctx, *drop); err != nil {
-		return fmt.Errorf("load: %w", err) // Setup's errors name the URL
-	}
-	meta, err := db.Meta(ctx)
-	if err != nil {
-		return fmt.Errorf("load: reading what %s holds: %w", store.Redact(*dbURL), err)
-	}
-	if len(meta) > 0 {
-		if err := g.CheckMeta(meta); err != nil {
-			return badInput("load: %s already holds a different graph: %v (add --drop to replace it)", store.Redact(*dbURL), err)
-		}
-		if meta[graph.MetaState] != graph.StateLoading {
-			fmt.Fprintf(e.stderr, "%s already holds this graph (%d edges, seed %d, workload %s); nothing to do (add --drop to load it afresh)\n",
-				store.Redact(*dbURL), *edges, *seed, w.Name)
-			return nil
-		}
-		if !ld.Many() {
-			fmt.Fprintf(e.stderr, "%s holds an interrupted load of this graph: resuming it\n", store.Redact(*dbURL))
-		}
-	}
-	if ld.Many() {
-		if err := load.CheckParts(meta, ld.N()); err != nil {
-			return badInput("load: %s: %v", store.Redact(*dbURL), err)
-		}
-		return loadGraphPart(ctx, e, db, g, w, *threads, ld)
-	}
-	return loadGraph(ctx, e, db, g, w, *threads)
+	defer s.Close()
+	return s.Load(ctx, session.LoadSpec{Workload: w, Seed: *seed, Edges: *edges, Threads: *threads, Drop: *drop, Part: ld})
 }
 
 func cmdValidate(ctx context.Context, e *env, args []string) error {
@@ -104,24 +74,33 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 	fs.Var(durationFlag{&duration}, "duration", "with --db: measured time of the short run")
 	loadThreads := fs.Int("load-threads", 2, "with --db: loaders used when the database holds no graph")
 	out := fs.String("out", "", "with --db: write the short run's results, fidelity rows included, as JSON")
+	retries := fs.Int("retries", 10, "with --db: times a request that hit a conflict is retried (0: fail fast)")
+	drain := 10 * time.Second
+	fs.Var(durationFlag{&drain}, "drain", "with --db: time requests still running at the end may take before they count as timeouts")
+	metricsAddr := metricsAddrFlag(fs)
+	procs := fs.Int("procs", 0, "with --db: Go scheduler threads (GOMAXPROCS); 0: sized to the clients, unless GOMAXPROCS is set")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if *requests < 1 {
 		return badInput("validate: --requests %d: give a positive number", *requests)
 	}
-	if _, err := workload.Builtin(*wlName); err == nil {
+	var w *workload.Workload
+	var err error
+	if w, err = workload.Builtin(*wlName); err != nil {
 		// validate checks the distributions taobench applies; the fields a
-		// built-in carries but does not apply are documented.
-		e.notedNotApplied = true
-	}
-	w, err := loadWorkload(e, *wlName)
-	if err != nil {
-		return err
+		// built-in carries but does not apply are documented, a file's are
+		// noted.
+		if w, err = loadWorkload(e, *wlName, false); err != nil {
+			return err
+		}
 	}
 	if *dbURL != "" {
 		if *threads < 1 || *threads > run.MaxClients || duration <= 0 {
 			return badInput("validate: --threads %d, --duration %v: give 1 to %d threads and a positive duration", *threads, duration, run.MaxClients)
+		}
+		if *retries < 0 || drain <= 0 || *procs < 0 || *loadThreads < 1 || *loadThreads > 1024 {
+			return badInput("validate: --retries (0 or more), --drain (positive), --procs (0 or more) or --load-threads (1 to 1024) out of range")
 		}
 		outF, err := checkOut(e, *out)
 		if err != nil {
@@ -131,7 +110,14 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 			// A second validation must not replay the first's adds.
 			*seed = newSeed()
 		}
-		return validateDB(ctx, e, w, *dbURL, *edges, *seed, run.Experiment{Threads: *threads, Warmup: warmup, Duration: duration}, *loadThreads, outF)
+		e.sizeProcs(*procs, *threads)
+		live, err := startLive(e, "validate", *metricsAddr)
+		if err != nil {
+			return err
+		}
+		defer stopLive(e, live)
+		cfg := run.Config{Workload: w, Seed: *seed, Retries: *retries, Drain: drain, Status: redactWriter{e.stderr, args}, Live: e.liveRuns()}
+		return validateDB(ctx, e, *dbURL, *edges, cfg, run.Experiment{Threads: *threads, Warmup: warmup, Duration: duration}, *loadThreads, outF)
 	}
 	g, err := graph.New(w, *seed, *edges)
 	if err != nil {
@@ -161,38 +147,27 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 }
 
 // validateDB checks a database against the workload: what it holds (the
-// graph's inventory) and what a short run of w finds there (the fidelity
-// rows), one row per figure, failing when any row fails.
-func validateDB(ctx context.Context, e *env, w *workload.Workload, dbURL string, edges int64, seed uint64, x run.Experiment, loadThreads int, out *outFile) error {
-	db, err := openDatabase(ctx, dbURL, x.Threads)
+// graph's inventory) and what a short run of cfg.Workload finds there (the
+// fidelity rows), one row per figure, failing when any row fails.
+func validateDB(ctx context.Context, e *env, dbURL string, edges int64, cfg run.Config, x run.Experiment, loadThreads int, out *outFile) error {
+	w, seed := cfg.Workload, cfg.Seed
+	s, err := openSession(ctx, e, "validate", dbURL, x.Threads, session.Split{}, &cliSink{e: e})
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	printNotes(e, db)
-	if err := db.Setup(ctx, false); err != nil {
-		return fmt.Errorf("validate: creating the schema in %s: %w", store.Redact(dbURL), err)
+	defer closeSession(e, s)
+	db, ok := s.Database()
+	if !ok {
+		return badInput("%s keeps no data; give a database URL (sqlite:PATH, postgres://..., mysql://...)", s.Name())
 	}
-	g, loaded, err := load.Loaded(ctx, db)
-	switch {
-	case errors.Is(err, load.ErrNoGraph):
-		if g, err = graph.New(w, defaultSeed, edges); err != nil {
-			return badInputErr(err)
-		}
-		fmt.Fprintf(e.stderr, "%s holds no graph yet: loading workload %s's (%d edges)\n", store.Redact(dbURL), w.Name, edges)
-		if err := loadGraph(ctx, e, db, g, w, loadThreads); err != nil {
-			return err
-		}
-		loaded = w
-	case err != nil:
-		return badInput("validate: %s: %v", store.Redact(dbURL), err)
+	g, loaded, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: edges, LoadThreads: loadThreads})
+	if err != nil {
+		return err
 	}
-	if err := g.Compatible(w, loaded.Name); err != nil {
-		return badInput("validate: %s: %v", store.Redact(dbURL), err)
-	}
+	graphOf := loaded.Name
 	ins, ok := db.(store.Inspector)
 	if !ok {
-		return badInput("validate: %s cannot list what it holds", store.Redact(dbURL))
+		return badInput("validate: %s cannot list what it holds", s.Name())
 	}
 	inv, err := ins.Inspect(ctx)
 	if err != nil {
@@ -200,21 +175,24 @@ func validateDB(ctx context.Context, e *env, w *workload.Workload, dbURL string,
 	}
 	graphRows := fidelity.GraphRows(loaded, g, inv)
 
-	runID, err := db.ReserveRun(ctx)
-	if err != nil {
-		return fmt.Errorf("validate: reserving a run number: %w", err)
-	}
 	fmt.Fprintf(e.stderr, "validate: %d clients, warmup %v, %v of workload %s on workload %s's graph (%d edges) in %s; request seed %d\n",
-		x.Threads, x.Warmup, x.Duration, w.Name, loaded.Name, g.Edges(), store.Redact(dbURL), seed)
-	res, err := run.Do(ctx, run.Config{Store: db, Workload: w, Graph: g, Run: runID, Seed: seed, Retries: 10}, x)
+		x.Threads, x.Warmup, x.Duration, w.Name, graphOf, g.Edges(), s.Name(), seed)
+	info := s.RunInfo(session.Meta{Workloads: []*workload.Workload{w}, GraphOf: graphOf, Graph: g, Seed: seed, Retries: cfg.Retries})
+	cfg.Graph = g
+	// One experiment of seed itself (not ExperimentSeed(seed, 0)): --seed
+	// repeats the requests of earlier versions.
+	if cfg.Run, err = s.ReserveRun(ctx, 0); err != nil {
+		return err
+	}
+	cfg.Store = db
+	res, err := run.Do(ctx, cfg, x)
 	if err != nil {
 		return badInputErr(err)
 	}
 	if res.Interrupted {
 		return errInterrupted
 	}
-	info := &result.Run{Database: store.Redact(dbURL), Workload: w.Name, GraphWorkload: loaded.Name, GraphSeed: g.Seed(),
-		Seed: seed, Edges: g.Edges(), Retries: 10, Started: res.Started.UTC(), Version: version(), Revision: revision(), NotApplied: notApplied(w, false)}
+	info.Started = res.Started.UTC()
 	if err := out.write(info, []*result.Experiment{res}, true); err != nil {
 		return err
 	}
@@ -223,9 +201,9 @@ func validateDB(ctx context.Context, e *env, w *workload.Workload, dbURL string,
 		return err
 	}
 	fmt.Fprintf(e.stdout, "workload %s on workload %s's graph, %d requests in %.0f s; a share passes within max(%.2f, 4 standard errors) of its target, a mean within %.0f%%, a distribution when p >= %g\n",
-		w.Name, loaded.Name, res.Summary.Requests(), res.Measured.Seconds(), fidelity.ShareTolerance, 100*fidelity.MeanTolerance, validate.Alpha)
+		w.Name, graphOf, res.Summary.Requests(), res.Measured.Seconds(), fidelity.ShareTolerance, 100*fidelity.MeanTolerance, validate.Alpha)
 	if failed := fidelity.Failed(rows); len(failed) > 0 {
-		return fmt.Errorf("validate: %d figure(s) differ from their targets on %s", len(failed), store.Redact(dbURL))
+		return fmt.Errorf("validate: %d figure(s) differ from their targets on %s", len(failed), s.Name())
 	}
 	return nil
 }

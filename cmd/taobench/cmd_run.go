@@ -4,6 +4,7 @@ import (
 	"context"
 	cryptorand "crypto/rand"
 	"encoding/binary"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,7 +15,9 @@ import (
 	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/workload"
 )
 
 // newSeed returns a fresh request seed, printed so a run can be repeated.
@@ -104,14 +107,14 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if !given["seed"] {
 		*seed = newSeed()
 	}
-	dr, err := dist.resolve("run", *wlName, seed, given["seed"], time.Now())
+	split, err := dist.resolve("run", *wlName, seed, given["seed"], time.Now())
 	if err != nil {
 		return err
 	}
 	allExps := exps
-	exps, firsts, err := dr.share("run", exps)
+	exps, firsts, err := split.Share("run", exps)
 	if err != nil {
-		return err
+		return badInputErr(err)
 	}
 	maxThreads := 0
 	for _, x := range exps {
@@ -122,7 +125,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if *procs < 0 {
 		return badInput("run: --procs %d: give 0 (sized to the clients) or more", *procs)
 	}
-	run.SetProcs(*procs, maxThreads)
+	e.sizeProcs(*procs, maxThreads)
 
 	reporters, err := report.ParseFormats("run: --format", *format)
 	if err != nil {
@@ -132,7 +135,6 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	e.injectLatency = *inject
 	for _, r := range reporters {
 		if r.Run != nil && outF != nil && outF.stream == e.stdout {
 			return badInput("run: --format %s and --out %s both write the document to standard output; drop one", r.Name, *out)
@@ -147,7 +149,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer stopLive(e, live)
-	w, err := loadWorkload(e, *wlName)
+	w, err := loadWorkload(e, *wlName, *inject)
 	if err != nil {
 		return err
 	}
@@ -156,42 +158,44 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	st, err := openStore(ctx, *dbURL, maxThreads)
+	var info *result.Run
+	sink := &cliSink{e: e}
+	sink.started = func(i, n int, _ string, x run.Experiment) {
+		fmt.Fprintf(e.stderr, "experiment %d of %d: %d threads, warmup %v, duration %v%s, workload %s on %s\n",
+			i+1, n, x.Threads, x.Warmup, x.Duration, rateNote(x.Rate, arrival), w.Name, store.Redact(*dbURL))
+	}
+	sink.ended = func(done []*result.Experiment, final bool) error {
+		if len(done) == 1 {
+			res := done[0]
+			fmt.Fprintf(e.stderr, "first request issued %.3f s after taobench started\n",
+				res.Started.Add(res.FirstRequest).Sub(e.launched).Seconds())
+		}
+		if err := writeReports(e.stdout, reporters, info, done, final); err != nil {
+			return err
+		}
+		if err := outF.write(info, done, final); err != nil {
+			return err
+		}
+		return logF.writeWith(func(w io.Writer) error { return report.WriteHDRLog(w, done) }, final)
+	}
+	s, err := openSession(ctx, e, "run", *dbURL, maxThreads, split, sink)
 	if err != nil {
 		return err
 	}
-	defer closeStore(e, st, store.Redact(*dbURL))
-	printNotes(e, st)
+	defer closeSession(e, s)
 
-	if err := dr.needGraph(ctx, st, *dbURL); err != nil {
-		return err
-	}
-	g, graphOf, err := runGraph(ctx, e, "run", st, *dbURL, w, *edges, given["edges"], *loadThreads)
+	g, loaded, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: *edges, EdgesGiven: given["edges"], LoadThreads: *loadThreads})
 	if err != nil {
 		return err
 	}
+	graphOf := loaded.Name
 	fmt.Fprintf(e.stderr, "graph: workload %s's, %d edges; requests: workload %s, seed %d (give --seed %d to repeat them)\n",
 		graphOf, g.Edges(), w.Name, *seed, *seed)
-
-	info := &result.Run{
-		Database:      store.Redact(*dbURL),
-		Workload:      w.Name,
-		GraphWorkload: graphOf,
-		GraphSeed:     g.Seed(),
-		Seed:          *seed,
-		Edges:         g.Edges(),
-		Retries:       *retries,
-		Started:       time.Now().UTC(),
-		Version:       version(),
-		Revision:      revision(),
-		NotApplied:    notApplied(w, *inject),
-	}
-	dr.tag(info)
-	if s := dr.describe(allExps, exps, firsts); s != "" {
-		fmt.Fprintln(e.stderr, s)
+	info = s.RunInfo(session.Meta{Workloads: []*workload.Workload{w}, GraphOf: graphOf, Graph: g, Seed: *seed, Retries: *retries, InjectLatency: *inject})
+	if d := split.Describe(allExps, exps, firsts); d != "" {
+		fmt.Fprintln(e.stderr, d)
 	}
 	cfg := run.Config{
-		Store:         st,
 		Workload:      w,
 		Graph:         g,
 		Seed:          *seed,
@@ -202,53 +206,15 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		Status:        redactWriter{e.stderr, args},
 		Live:          e.liveRuns(),
 	}
-	var done []*result.Experiment
-	for i, x := range exps {
-		fmt.Fprintf(e.stderr, "experiment %d of %d: %d threads, warmup %v, duration %v%s, workload %s on %s\n",
-			i+1, len(exps), x.Threads, x.Warmup, x.Duration, rateNote(x.Rate, arrival), w.Name, store.Redact(*dbURL))
-		// Each experiment draws its own request stream and creates ids in
-		// a run number of its own, so no two experiments, runs or
-		// processes issue the same stream or create the same id.
-		cfg.Seed = run.ExperimentSeed(*seed, i)
-		cfg.FirstClient = firsts[i]
-		if db, ok := st.(store.Database); ok {
-			if cfg.Run, err = dr.reserve(ctx, db, i); err != nil {
-				return fmt.Errorf("run: reserving a run number: %w", err)
-			}
+	done, err := s.Run(ctx, session.Plan{Config: cfg, Experiments: allExps})
+	if errors.Is(err, errInterrupted) {
+		if *out != "" {
+			fmt.Fprintf(e.stderr, "interrupted: results so far written to %s\n", *out)
 		}
-		if s := dr.waitNote(time.Now(), x.At); s != "" {
-			fmt.Fprintln(e.stderr, s)
-		}
-		res, err := run.Do(ctx, cfg, x)
-		if err != nil {
-			return badInputErr(err)
-		}
-		dr.tagExperiment(res, allExps[i])
-		if s := dr.lateNote(i, res); s != "" {
-			fmt.Fprintln(e.stderr, s)
-		}
-		done = append(done, res)
-		if i == 0 {
-			fmt.Fprintf(e.stderr, "first request issued %.3f s after taobench started\n",
-				res.Started.Add(res.FirstRequest).Sub(e.launched).Seconds())
-		}
-		stop := res.Interrupted || ctx.Err() != nil
-		final := stop || i == len(exps)-1
-		if err := writeReports(e.stdout, reporters, info, done, final); err != nil {
-			return err
-		}
-		if err := outF.write(info, done, final); err != nil {
-			return err
-		}
-		if err := logF.writeWith(func(w io.Writer) error { return report.WriteHDRLog(w, done) }, final); err != nil {
-			return err
-		}
-		if stop {
-			if *out != "" {
-				fmt.Fprintf(e.stderr, "interrupted: results so far written to %s\n", *out)
-			}
-			return errInterrupted
-		}
+		return err
+	}
+	if err != nil {
+		return err
 	}
 	if *out != "" {
 		fmt.Fprintf(e.stderr, "results written to %s\n", *out)

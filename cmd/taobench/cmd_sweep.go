@@ -13,8 +13,9 @@ import (
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/run"
-	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/workload"
 )
 
 // loadFlags are the flags sweep and rate share: what each probe (one
@@ -61,7 +62,7 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 type prober struct {
 	e     *env
 	f     *loadFlags
-	st    store.Store
+	s     *session.Session
 	cfg   run.Config
 	info  *report.Run
 	outF  *outFile
@@ -86,34 +87,32 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, args []string) (*prober
 	if err != nil {
 		return nil, badInput("%s: --arrival: %v", c, err)
 	}
-	run.SetProcs(*f.procs, *f.threads)
+	e.sizeProcs(*f.procs, *f.threads)
 	outF, err := checkOut(e, f.out)
 	if err != nil {
 		return nil, err
 	}
-	e.injectLatency = *f.inject
 	live, err := startLive(e, c, *f.metricsAddr)
 	if err != nil {
 		return nil, err
 	}
-	w, err := loadWorkload(e, f.wlName)
+	w, err := loadWorkload(e, f.wlName, *f.inject)
 	if err == nil && *f.inject {
 		err = noteInjection(e, w)
 	}
-	var st store.Store
+	var s *session.Session
 	if err == nil {
-		st, err = openStore(ctx, f.dbURL, *f.threads)
+		s, err = openSession(ctx, e, c, f.dbURL, *f.threads, session.Split{}, &cliSink{e: e})
 	}
 	if err != nil {
 		stopLive(e, live)
 		return nil, err
 	}
-	p := &prober{e: e, f: f, st: st, outF: outF, close: func() {
-		closeStore(e, st, store.Redact(f.dbURL))
+	p := &prober{e: e, f: f, s: s, outF: outF, close: func() {
+		closeSession(e, s)
 		stopLive(e, live)
 	}}
-	printNotes(e, st)
-	g, graphOf, err := runGraph(ctx, e, c, st, f.dbURL, w, *f.edges, f.given["edges"], *f.loadThreads)
+	g, loaded, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: *f.edges, EdgesGiven: f.given["edges"], LoadThreads: *f.loadThreads})
 	if err != nil {
 		p.close()
 		return nil, err
@@ -122,13 +121,9 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, args []string) (*prober
 		*f.seed = newSeed()
 	}
 	fmt.Fprintf(e.stderr, "graph: workload %s's, %d edges; requests: workload %s, seed %d (give --seed %d to repeat them)\n",
-		graphOf, g.Edges(), w.Name, *f.seed, *f.seed)
-	p.info = &report.Run{
-		Database: store.Redact(f.dbURL), Workload: w.Name, GraphWorkload: graphOf, GraphSeed: g.Seed(),
-		Seed: *f.seed, Edges: g.Edges(), Retries: *f.retries, Started: time.Now().UTC(),
-		Version: version(), Revision: revision(), NotApplied: notApplied(w, *f.inject),
-	}
-	p.cfg = run.Config{Store: st, Workload: w, Graph: g, Seed: *f.seed, Retries: *f.retries, Drain: f.drain,
+		loaded.Name, g.Edges(), w.Name, *f.seed, *f.seed)
+	p.info = s.RunInfo(session.Meta{Workloads: []*workload.Workload{w}, GraphOf: loaded.Name, Graph: g, Seed: *f.seed, Retries: *f.retries, InjectLatency: *f.inject})
+	p.cfg = run.Config{Workload: w, Graph: g, Seed: *f.seed, Retries: *f.retries, Drain: f.drain,
 		Arrival: arrival, InjectLatency: *f.inject, Status: redactWriter{e.stderr, args}, StatusEvery: time.Hour,
 		Live: e.liveRuns()}
 	return p, nil
@@ -136,17 +131,9 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, args []string) (*prober
 
 // probe runs one experiment at rate and keeps it for the JSON.
 func (p *prober) probe(ctx context.Context, rate float64) (*report.Experiment, error) {
-	i := len(p.done)
-	p.cfg.Seed = run.ExperimentSeed(*p.f.seed, i)
-	if db, ok := p.st.(store.Database); ok {
-		var err error
-		if p.cfg.Run, err = db.ReserveRun(ctx); err != nil {
-			return nil, fmt.Errorf("%s: reserving a run number: %w", p.f.cmd, err)
-		}
-	}
-	res, err := run.Do(ctx, p.cfg, run.Experiment{Threads: *p.f.threads, Warmup: p.f.warmup, Duration: p.f.duration, Rate: rate})
+	res, err := p.s.Experiment(ctx, p.cfg, len(p.done), run.Experiment{Threads: *p.f.threads, Warmup: p.f.warmup, Duration: p.f.duration, Rate: rate})
 	if err != nil {
-		return nil, badInputErr(err)
+		return nil, err
 	}
 	p.done = append(p.done, res)
 	stop := res.Interrupted || ctx.Err() != nil

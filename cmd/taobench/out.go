@@ -21,7 +21,8 @@ import (
 //   - a regular file (or a new one) is replaced atomically after each
 //     experiment: a temporary file beside it, renamed over it, so a reader
 //     never sees half a document. Symlinks are followed: the link's target is
-//     replaced and the link kept. A new file gets mode 0644 (less the umask);
+//     replaced and the link kept, except a link in a sticky world-writable
+//     directory (/tmp) owned by another user (protectedSymlink). A new file gets mode 0644 (less the umask);
 //     a replaced one keeps its mode.
 //   - the standard output or error (/dev/stdout, /dev/fd/1, /proc/self/fd/1,
 //     and 2) gets the document on the command's own stream, after the text
@@ -150,6 +151,9 @@ func resolveOut(path string) (string, int, error) {
 		if err != nil {
 			return "", 0, err
 		}
+		if err := protectedSymlink(p, fi); err != nil {
+			return "", 0, err
+		}
 		t, err := os.Readlink(p)
 		if err != nil {
 			return "", 0, err
@@ -160,6 +164,31 @@ func resolveOut(path string) (string, int, error) {
 		p = filepath.Clean(t)
 	}
 	return "", 0, errors.New("too many levels of symbolic links")
+}
+
+// protectedSymlink refuses the symlink link (fi its Lstat) as Linux's
+// fs.protected_symlinks does: in a sticky world-writable directory such as
+// /tmp, a link owned by someone other than the follower and the
+// directory's owner is not followed, so another user cannot point --out at
+// a file of ours. The check holds whatever the kernel's setting.
+func protectedSymlink(link string, fi fs.FileInfo) error {
+	ls, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	dir := filepath.Dir(link)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	ds, ok := di.Sys().(*syscall.Stat_t)
+	if !ok || di.Mode()&fs.ModeSticky == 0 || di.Mode().Perm()&0o002 == 0 {
+		return nil
+	}
+	if int(ls.Uid) == os.Geteuid() || ls.Uid == ds.Uid {
+		return nil
+	}
+	return fmt.Errorf("the symlink %s belongs to another user (uid %d) in the sticky world-writable directory %s: not followed (the kernel's protected_symlinks rule); remove it or choose another path", link, ls.Uid, dir)
 }
 
 // createTemp creates a new hidden file in dir with the given mode (less
