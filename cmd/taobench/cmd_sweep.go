@@ -57,22 +57,22 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 	f.metricsAddr = metricsAddrFlag(fs)
 }
 
-// prober runs probes: one open-loop experiment per target rate, each with
-// its own request stream and run number.
+// prober is a session's Prober with the command's output: --out written
+// after each probe, the text through the sink's functions.
 type prober struct {
+	*session.Prober
 	e     *env
 	f     *loadFlags
-	s     *session.Session
 	cfg   run.Config
 	info  *report.Run
 	outF  *outFile
-	done  []*report.Experiment
 	close func()
 }
 
 // prepare checks the shared flags, opens the store, finds or loads the
-// graph and returns a prober; call close when done.
-func (f *loadFlags) prepare(ctx context.Context, e *env, args []string) (*prober, error) {
+// graph and returns a prober whose sink prints with started and ended
+// (nil: nothing); call close when done.
+func (f *loadFlags) prepare(ctx context.Context, e *env, args []string, started func(run.Experiment), ended func(*report.Experiment)) (*prober, error) {
 	c := f.cmd
 	if *f.threads < 1 || *f.threads > run.MaxClients {
 		return nil, badInput("%s: --threads %d: give 1 to %d", c, *f.threads, run.MaxClients)
@@ -100,18 +100,29 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, args []string) (*prober
 	if err == nil && *f.inject {
 		err = noteInjection(e, w)
 	}
+	p := &prober{e: e, f: f, outF: outF}
+	sink := &cliSink{e: e, started: func(_, _ int, _ string, x run.Experiment) {
+		if started != nil {
+			started(x)
+		}
+	}, ended: func(done []*report.Experiment, final bool) error {
+		if ended != nil {
+			ended(done[len(done)-1])
+		}
+		return p.outF.write(p.info, done, final)
+	}}
 	var s *session.Session
 	if err == nil {
-		s, err = openSession(ctx, e, c, f.dbURL, *f.threads, session.Split{}, &cliSink{e: e})
+		s, err = openSession(ctx, e, c, f.dbURL, *f.threads, session.Split{}, sink)
 	}
 	if err != nil {
 		stopLive(e, live)
 		return nil, err
 	}
-	p := &prober{e: e, f: f, s: s, outF: outF, close: func() {
+	p.close = func() {
 		closeSession(e, s)
 		stopLive(e, live)
-	}}
+	}
 	g, loaded, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: *f.edges, EdgesGiven: f.given["edges"], LoadThreads: *f.loadThreads})
 	if err != nil {
 		p.close()
@@ -126,69 +137,19 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, args []string) (*prober
 	p.cfg = run.Config{Workload: w, Graph: g, Seed: *f.seed, Retries: *f.retries, Drain: f.drain,
 		Arrival: arrival, InjectLatency: *f.inject, Status: redactWriter{e.stderr, args}, StatusEvery: time.Hour,
 		Live: e.liveRuns()}
+	p.Prober = s.Prober(p.cfg, run.Experiment{Threads: *f.threads, Warmup: f.warmup, Duration: f.duration})
 	return p, nil
-}
-
-// probe runs one experiment at rate and keeps it for the JSON.
-func (p *prober) probe(ctx context.Context, rate float64) (*report.Experiment, error) {
-	res, err := p.s.Experiment(ctx, p.cfg, len(p.done), run.Experiment{Threads: *p.f.threads, Warmup: p.f.warmup, Duration: p.f.duration, Rate: rate})
-	if err != nil {
-		return nil, err
-	}
-	p.done = append(p.done, res)
-	stop := res.Interrupted || ctx.Err() != nil
-	if err := p.outF.write(p.info, p.done, stop); err != nil {
-		return nil, err
-	}
-	if stop {
-		return res, errInterrupted
-	}
-	return res, nil
 }
 
 // finish writes the JSON a last time.
 func (p *prober) finish() error {
-	if err := p.outF.write(p.info, p.done, true); err != nil {
+	if err := p.outF.write(p.info, p.Done(), true); err != nil {
 		return err
 	}
 	if p.f.out != "" {
 		fmt.Fprintf(p.e.stderr, "results written to %s\n", p.f.out)
 	}
 	return nil
-}
-
-// sweepRow is one step of a sweep as printed.
-type sweepRow struct {
-	target, achieved float64
-	scheduled        float64 // the schedule's own rate in the window (Poisson: around the target)
-	reached          bool
-	errorsPct        float64 // requests lost to errors and timeouts, % of ops
-	failedPct        float64
-	contentionPct    float64
-	all              metrics.LatencyStats
-	classes          [tao.NumClasses]metrics.LatencyStats
-}
-
-func rowOf(x *report.Experiment) sweepRow {
-	s := x.Summary
-	if s == nil {
-		s = metrics.NewSummary()
-	}
-	r := sweepRow{target: x.OpenLoop.Rate, reached: x.OpenLoop.Reached(), all: s.Stats(metrics.All)}
-	if x.Measured > 0 {
-		r.achieved = float64(s.Requests()) / x.Measured.Seconds()
-		r.scheduled = float64(x.OpenLoop.Scheduled) / x.Measured.Seconds()
-	}
-	if n := s.Requests(); n > 0 {
-		lost, _ := s.Lost()
-		r.errorsPct = 100 * float64(lost) / float64(n)
-		r.failedPct = 100 * float64(s.Failed()) / float64(n)
-	}
-	r.contentionPct = s.Contention().OverallPct
-	for c := range tao.NumClasses {
-		r.classes[c] = s.Stats(c.String())
-	}
-	return r
 }
 
 // writeSweepHeader and writeSweepRow print the sweep's table: latencies in
@@ -201,14 +162,14 @@ func writeSweepHeader(w io.Writer) {
 	fmt.Fprintln(w)
 }
 
-func writeSweepRow(w io.Writer, r sweepRow) {
+func writeSweepRow(w io.Writer, r session.Row) {
 	ok := "yes"
-	if !r.reached {
+	if !r.Reached {
 		ok = "NO"
 	}
-	fmt.Fprintf(w, "%10.0f %10.1f %6s %7.3f %7.3f %9.4f  %-22s", r.target, r.achieved, ok, r.errorsPct, r.failedPct, r.contentionPct, triple(r.all))
+	fmt.Fprintf(w, "%10.0f %10.1f %6s %7.3f %7.3f %9.4f  %-22s", r.Target, r.Achieved, ok, r.ErrorsPct, r.FailedPct, r.ContentionPct, triple(r.All))
 	for c := range tao.NumClasses {
-		fmt.Fprintf(w, "  %-22s", triple(r.classes[c]))
+		fmt.Fprintf(w, "  %-22s", triple(r.Classes[c]))
 	}
 	fmt.Fprintln(w)
 }
@@ -237,22 +198,6 @@ func parseRates(s string) ([]float64, error) {
 	return rates, nil
 }
 
-// behind reports why a step ends an automatic sweep: the achieved rate fell
-// more than 5% behind the schedule's (the target, give or take the Poisson
-// process's own spread), the schedule was not issued, or the p99 passed
-// maxP99; "" when it does not.
-func behind(r sweepRow, maxP99 time.Duration) string {
-	switch {
-	case !r.reached:
-		return "the clients could not issue the schedule"
-	case r.achieved < 0.95*r.scheduled:
-		return fmt.Sprintf("achieved %.0f/s, more than 5%% behind the %.0f/s scheduled", r.achieved, r.scheduled)
-	case maxP99 > 0 && r.all.P99 > float64(maxP99.Microseconds()):
-		return fmt.Sprintf("p99 %.1f ms above --max-p99 %v", r.all.P99/1000, maxP99)
-	}
-	return ""
-}
-
 func cmdSweep(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	lf := &loadFlags{cmd: "sweep"}
@@ -276,7 +221,11 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	} else if !(*start > 0) || run.CheckRate(*start) != nil || !(*factor > 1) || math.IsInf(*factor, 0) || *maxSteps < 1 {
 		return badInput("sweep: --start must be a positive rate, --factor above 1, --max-steps at least 1")
 	}
-	p, err := lf.prepare(ctx, e, args)
+	step := 0
+	p, err := lf.prepare(ctx, e, args, func(x run.Experiment) {
+		step++
+		fmt.Fprintf(e.stderr, "step %d: target %g req/s\n", step, x.Rate)
+	}, func(x *report.Experiment) { writeSweepRow(e.stdout, session.RowOf(x)) })
 	if err != nil {
 		return err
 	}
@@ -285,32 +234,15 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "sweep: workload %s on %s, %d clients, %v warmup + %v per step, %s arrivals\n",
 		p.info.Workload, p.info.Database, *lf.threads, lf.warmup, lf.duration, p.cfg.Arrival)
 	writeSweepHeader(e.stdout)
-	rate := *start
-	for i := 0; ; i++ {
-		if rates != nil {
-			if i == len(rates) {
-				break
-			}
-			rate = rates[i]
-		} else if i == *maxSteps || run.CheckRate(rate) != nil {
-			fmt.Fprintf(e.stdout, "stopped after %d steps without saturating: give a higher --start or --max-steps\n", i)
-			break
-		}
-		fmt.Fprintf(e.stderr, "step %d: target %g req/s\n", i+1, rate)
-		x, err := p.probe(ctx, rate)
-		if x != nil {
-			writeSweepRow(e.stdout, rowOf(x))
-		}
-		if err != nil {
-			return err
-		}
-		if rates == nil {
-			if why := behind(rowOf(x), maxP99); why != "" {
-				fmt.Fprintf(e.stdout, "saturated at a target of %g req/s: %s\n", rate, why)
-				break
-			}
-			rate *= *factor
-		}
+	end, err := p.Sweep(ctx, session.SweepSpec{Rates: rates, Start: *start, Factor: *factor, MaxSteps: *maxSteps, MaxP99: maxP99})
+	if err != nil {
+		return err
+	}
+	switch {
+	case end.Unsaturated:
+		fmt.Fprintf(e.stdout, "stopped after %d steps without saturating: give a higher --start or --max-steps\n", end.Steps)
+	case end.Saturated != "":
+		fmt.Fprintf(e.stdout, "saturated at a target of %g req/s: %s\n", end.Rate, end.Saturated)
 	}
 	return p.finish()
 }
