@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,17 +9,12 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
-	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
-	"github.com/taobench/taobench/store"
-	"github.com/taobench/taobench/tao"
-	"github.com/taobench/taobench/workload"
 )
 
 // The paper's experiments (TAOBench §5-§6), one command each: a ladder of
@@ -81,9 +74,6 @@ type expFlags struct {
 	args                      []string // the command line, for redacting status lines
 	// outF is --out, checked.
 	outF *outFile
-	// wrap, when set, wraps the store each step runs on; it is called
-	// just before the step starts.
-	wrap func(st store.Store) store.Store
 }
 
 func newExpFlags(name string) *expFlags {
@@ -159,20 +149,11 @@ func (f *expFlags) check(e *env) error {
 	return nil
 }
 
-// step is one rung of an experiment's ladder.
-type step struct {
-	label string // e.g. "hold 5ms" or "t3"
-	w     *workload.Workload
-}
-
-// ladder opens the database, makes sure it holds a graph every step's
-// workload can run on (loading the first step's when it holds none), runs
-// the steps in order and returns their results. Ctrl-C stops it with the
-// steps done so far.
-func (f *expFlags) ladder(ctx context.Context, e *env, steps []step) (*report.Run, []*report.Experiment, error) {
+// ladder opens the database and runs the steps (session.RunLadder),
+// printing each as it starts. Ctrl-C stops it with the steps done so far.
+func (f *expFlags) ladder(ctx context.Context, e *env, steps []session.Step) (*report.Run, []*report.Experiment, error) {
 	n := "experiment " + f.name
 	e.sizeProcs(0, *f.threads)
-	x := run.Experiment{Threads: *f.threads, Warmup: f.warmup, Duration: f.duration, Rate: *f.rate}
 	sink := &cliSink{e: e, started: func(i, k int, label string, x run.Experiment) {
 		fmt.Fprintf(e.stderr, "step %d of %d: %s: %d threads, warmup %v, duration %v%s, request timeout %v, retries %d\n",
 			i+1, k, label, x.Threads, x.Warmup, x.Duration, rateNote(x.Rate, f.arrival), f.timeout, *f.retries)
@@ -182,81 +163,15 @@ func (f *expFlags) ladder(ctx context.Context, e *env, steps []step) (*report.Ru
 		return nil, nil, err
 	}
 	defer closeSession(e, s)
-	if _, ok := s.Database(); !ok {
-		return nil, nil, badInput("%s: %s keeps no data; give a database URL (sqlite:PATH, postgres://..., mysql://...)", n, s.Name())
-	}
-	ws := make([]*workload.Workload, len(steps))
-	plan := session.Plan{
+	return s.RunLadder(ctx, session.Ladder{
+		Experiment: run.Experiment{Threads: *f.threads, Warmup: f.warmup, Duration: f.duration, Rate: *f.rate},
 		Config: run.Config{Seed: *f.seed, Retries: *f.retries, Timeout: f.timeout, Drain: f.drain,
 			Status: redactWriter{e.stderr, f.args}, Arrival: f.arrival},
-	}
-	for i, st := range steps {
-		ws[i] = st.w
-		plan.Steps = append(plan.Steps, session.Step{Label: st.label, Workload: st.w, Wrap: f.wrap})
-		plan.Experiments = append(plan.Experiments, x)
-	}
-	g, loaded, err := s.Graph(ctx, session.GraphSpec{Workload: ws[0], Also: ws[1:], Edges: *f.edges, EdgesGiven: f.given["edges"], LoadThreads: *f.loadThr})
-	if err != nil {
-		return nil, nil, err
-	}
-	fmt.Fprintf(e.stderr, "graph: workload %s's, %d edges; seed %d (give --seed %d to repeat the requests)\n", loaded.Name, g.Edges(), *f.seed, *f.seed)
-	info := s.RunInfo(session.Meta{Workloads: ws, GraphOf: loaded.Name, Graph: g, Seed: *f.seed, Retries: *f.retries})
-	plan.Config.Graph = g
-	done, err := s.Run(ctx, plan)
-	return info, done, err
-}
-
-func uniq(s []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, x := range s {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
-// writeRequests are the measured writes and write transactions of e, and
-// how many of them ended in o.
-func writeOutcomes(e *report.Experiment, o tao.Outcome) (writes, n int64) {
-	for _, c := range []tao.Class{tao.Write, tao.WriteTxn} {
-		for out := range tao.NumOutcomes {
-			writes += e.Counters.Outcomes[c][out]
-		}
-		n += e.Counters.Outcomes[c][o]
-	}
-	return writes, n
-}
-
-func pctOf(n, d int64) float64 {
-	if d == 0 {
-		return 0
-	}
-	return 100 * float64(n) / float64(d)
+		Edges: *f.edges, EdgesGiven: f.given["edges"], LoadThreads: *f.loadThr,
+	}, steps)
 }
 
 // --- lock-hold ---------------------------------------------------------------
-
-// holdRow is one row of the lock-hold table.
-type holdRow struct {
-	Hold           string  `json:"hold"`
-	HoldMs         float64 `json:"hold_ms"`
-	Writes         int64   `json:"writes"`
-	Throughput     float64 `json:"throughput"`
-	ConflictPct    float64 `json:"conflict_pct"`
-	ObjConflictPct float64 `json:"object_lock_conflict_pct"`
-	AssocConflict  float64 `json:"association_lock_conflict_pct"`
-	TimeoutPct     float64 `json:"timeout_pct"`
-	FailedPct      float64 `json:"failed_pct"`
-	P50Ms          float64 `json:"write_p50_ms"`
-	P99Ms          float64 `json:"write_p99_ms"`
-	// TargetRate is the step's offered load (open loop; 0: closed loop),
-	// and Reached whether the clients issued it (result.OpenLoop.Reached).
-	TargetRate float64 `json:"target_rate,omitempty"`
-	Reached    bool    `json:"reached"`
-}
 
 func cmdLockHold(ctx context.Context, e *env, args []string) error {
 	f := newExpFlags("lock-hold")
@@ -269,7 +184,7 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 	if err := f.check(e); err != nil {
 		return err
 	}
-	hs, err := parseHolds(*holds)
+	hs, err := session.ParseHolds(*holds)
 	if err != nil {
 		return badInput("experiment lock-hold: --holds %q: %v", *holds, err)
 	}
@@ -280,70 +195,22 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 	if base.Holds() {
 		fmt.Fprintf(e.stderr, "workload %s gives lock_hold; each step replaces it with the step's hold\n", base.Name)
 	}
-	steps := make([]step, len(hs))
-	for i, h := range hs {
-		w := *base
-		w.LockHold = workload.Dist[time.Duration]{}
-		if h > 0 {
-			w.LockHold = workload.Dist[time.Duration]{Values: []time.Duration{h}, Weights: []float64{1}}
-		}
-		steps[i] = step{label: "hold " + h.String(), w: &w}
-	}
+	steps := session.LockHoldSteps(base, hs)
 	info, done, err := f.ladder(ctx, e, steps)
-	rows := make([]holdRow, len(done))
-	for i, x := range done {
-		writes, touts := writeOutcomes(x, tao.Timeout)
-		var failed int64
-		for o := range tao.NumOutcomes {
-			if o.Failed() {
-				_, k := writeOutcomes(x, o)
-				failed += k
-			}
-		}
-		c := x.Summary.Contention()
-		st := x.Summary.Stats("write", "write_txn")
-		rows[i] = holdRow{
-			Hold: hs[i].String(), HoldMs: float64(hs[i]) / 1e6, Writes: writes,
-			Throughput:  float64(x.Summary.Requests()) / max(x.Measured.Seconds(), 1e-9),
-			ConflictPct: c.OverallPct, ObjConflictPct: c.ObjectLockConflictPct, AssocConflict: c.AssociationLockConflictPct,
-			TimeoutPct: pctOf(touts, writes), FailedPct: pctOf(failed, writes),
-			P50Ms: st.P50 / 1000, P99Ms: st.P99 / 1000, // Stats are in µs
-			TargetRate: x.OpenLoop.Rate, Reached: x.OpenLoop.Reached(),
-		}
-	}
+	rows := session.HoldRows(hs, done)
 	if len(rows) > 0 {
 		writeHoldTable(e.stdout, info, rows)
 	}
-	if werr := writeExperimentJSON(e, f.outF, "lock-hold", info, done, labels(steps, len(done)), rows); werr != nil {
+	if werr := writeExperimentJSON(e, f.outF, "lock-hold", info, done, session.Labels(steps, len(done)), rows); werr != nil {
 		return werr
 	}
 	return err
 }
 
-func labels(steps []step, n int) []string {
-	s := make([]string, n)
-	for i := range s {
-		s[i] = steps[i].label
-	}
-	return s
-}
-
 // --- precondition-wait -------------------------------------------------------
 
-// waitRow is one row of the precondition-wait table.
-type waitRow struct {
-	Wait      string  `json:"wait"`
-	WaitMs    float64 `json:"wait_ms"`
-	Checked   int64   `json:"preconditioned_requests"`
-	Failed    int64   `json:"precondition_failed"`
-	FailedPct float64 `json:"precondition_failed_pct"`
-	Ratio     float64 `json:"ratio"` // FailedPct over the first positive wait's; 0 when undefined
-}
-
-// The waits are drawn together in one step, each preconditioned write
-// taking one at random, so every wait meets the same concurrent load: in a
-// closed loop, a step per wait would let the waits themselves slow every
-// client and lower the load the writes race against (docs/experiments.md).
+// cmdPreconditionWait draws the waits together in one step
+// (session.WaitStep says why).
 func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 	f := newExpFlags("precondition-wait")
 	wl := f.fs.String("workload", "preconditioned", "built-in workload or file whose writes carry version preconditions on keys the client read")
@@ -355,7 +222,7 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 	if err := f.check(e); err != nil {
 		return err
 	}
-	ws, err := parseHolds(*waits)
+	ws, err := session.ParseHolds(*waits)
 	if err != nil {
 		return badInput("experiment precondition-wait: --waits %q: %v", *waits, err)
 	}
@@ -370,35 +237,15 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !hasVersionPredicate(base) {
+	if !session.HasVersionPredicate(base) {
 		return badInput("experiment precondition-wait: workload %s draws no write_version or read_version precondition, so no write would wait; use --workload preconditioned or add one", base.Name)
 	}
-	w := *base
-	w.PreconditionWait = workload.Dist[time.Duration]{Values: ws, Weights: make([]float64, len(ws))}
-	for i := range ws {
-		w.PreconditionWait.Weights[i] = 1
-	}
-	var wc *waitCounter
-	f.wrap = func(st store.Store) store.Store {
-		wc = newWaitCounter(st, ws, time.Now().Add(f.warmup))
-		return wc
-	}
-	steps := []step{{label: "waits " + *waits, w: &w}}
+	step, wc := session.WaitStep(base, "waits "+*waits, ws, f.warmup)
+	steps := []session.Step{step}
 	info, done, err := f.ladder(ctx, e, steps)
-	var rows []waitRow
-	if len(done) > 0 && wc != nil {
-		ref := -1.0
-		for i, d := range ws {
-			r := waitRow{Wait: d.String(), WaitMs: float64(d) / 1e6, Checked: wc.checked[i].Load(), Failed: wc.failed[i].Load()}
-			r.FailedPct = pctOf(r.Failed, r.Checked)
-			if ref < 0 && d > 0 {
-				ref = r.FailedPct
-			}
-			if ref > 0 {
-				r.Ratio = r.FailedPct / ref
-			}
-			rows = append(rows, r)
-		}
+	var rows []session.WaitRow
+	if len(done) > 0 {
+		rows = wc.Rows()
 		fmt.Fprintf(e.stdout, "precondition wait (TAOBench §6.3, Fig. 13): workload %s on %s, %d edges, %d threads, retries %d\n",
 			info.Workload, info.Database, info.Edges, *f.threads, info.Retries)
 		fmt.Fprintln(e.stdout, "failed %: writes with a version precondition that failed on it, by the wait drawn; ratio: to the first positive wait's")
@@ -412,84 +259,15 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 			fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%s\t\n", r.Wait, r.Checked, r.Failed, r.FailedPct, ratio)
 		}
 		tw.Flush()
-		openLoopNote(e.stdout, done, labels(steps, len(done)))
+		openLoopNote(e.stdout, done, session.Labels(steps, len(done)))
 	}
-	if werr := writeExperimentJSON(e, f.outF, "precondition-wait", info, done, labels(steps, len(done)), rows); werr != nil {
+	if werr := writeExperimentJSON(e, f.outF, "precondition-wait", info, done, session.Labels(steps, len(done)), rows); werr != nil {
 		return werr
 	}
 	return err
 }
 
-// waitCounter counts, by the wait drawn, the requests with a version check
-// that reached a final answer after from (the end of the warmup), and
-// those that failed on their precondition. A conflict is not final: it is
-// retried (or counted by the run as a conflict).
-type waitCounter struct {
-	store.Store
-	waits           []time.Duration
-	from            time.Time
-	checked, failed []atomic.Int64
-}
-
-func newWaitCounter(st store.Store, waits []time.Duration, from time.Time) *waitCounter {
-	return &waitCounter{Store: st, waits: waits, from: from,
-		checked: make([]atomic.Int64, len(waits)), failed: make([]atomic.Int64, len(waits))}
-}
-
-func (c *waitCounter) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
-	c.Store.Exec(ctx, req, res)
-	if res.Outcome.IsConflict() || time.Now().Before(c.from) {
-		return
-	}
-	version := false
-	for i := range req.Checks {
-		version = version || req.Checks[i].Kind == tao.CheckVersion
-	}
-	if !version {
-		return
-	}
-	for i, d := range c.waits {
-		if d == req.Wait {
-			c.checked[i].Add(1)
-			if res.Outcome == tao.PreconditionFailed {
-				c.failed[i].Add(1)
-			}
-			return
-		}
-	}
-}
-
-// hasVersionPredicate reports whether w draws a version precondition, the
-// only kind of write precondition_wait delays.
-func hasVersionPredicate(w *workload.Workload) bool {
-	for _, d := range []workload.Dist[tao.Predicate]{w.OpPredicates, w.TxnPredicates} {
-		for i, p := range d.Values {
-			if (p == tao.PredWriteVersion || p == tao.PredReadVersion) && d.Weights[i] > 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// parseHolds reads a comma-separated list of durations; "0" is no hold.
-func parseHolds(s string) ([]time.Duration, error) {
-	var hs []time.Duration
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		d, err := time.ParseDuration(p)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a duration; give Go durations such as 0,5ms,20ms,100ms", p)
-		}
-		if d < 0 || d > workload.MaxLockHold {
-			return nil, fmt.Errorf("%v: give holds from 0 to %v", d, workload.MaxLockHold)
-		}
-		hs = append(hs, d)
-	}
-	return hs, nil
-}
-
-func writeHoldTable(w io.Writer, info *report.Run, rows []holdRow) {
+func writeHoldTable(w io.Writer, info *report.Run, rows []session.HoldRow) {
 	fmt.Fprintf(w, "lock hold time (TAOBench §6.2, Fig. 12): workload %s on %s, %d edges, retries %d\n", info.Workload, info.Database, info.Edges, info.Retries)
 	fmt.Fprintln(w, "conflict %: writes that met a lock conflict (object or association; any attempt); timeout %, failed %: final outcome of writes")
 	if len(rows) > 0 && rows[0].TargetRate > 0 {
@@ -509,14 +287,6 @@ func writeHoldTable(w io.Writer, info *report.Run, rows []holdRow) {
 }
 
 // --- compare -----------------------------------------------------------------
-
-// compareRow is one metric of the compare table: its value per workload
-// and the % difference of each from the first.
-type compareRow struct {
-	Metric  string    `json:"metric"`
-	Values  []float64 `json:"values"`
-	DiffPct []float64 `json:"diff_pct"` // per workload after the first; null when the first is 0
-}
 
 type workloadList []string
 
@@ -559,22 +329,23 @@ func cmdFanout(ctx context.Context, e *env, args []string) error {
 // compare runs the workloads in turn and prints them side by side, the
 // first as the baseline; name is the experiment's name in the JSON.
 func compare(ctx context.Context, e *env, f *expFlags, name string, wls []string) error {
-	steps := make([]step, len(wls))
-	for i, name := range wls {
-		w, err := loadWorkload(e, name, false)
-		if err != nil {
-			return err
-		}
-		steps[i] = step{label: w.Name, w: w}
+	ws, err := loadWorkloads(e, wls, false)
+	if err != nil {
+		return err
+	}
+	steps := make([]session.Step, len(ws))
+	for i, w := range ws {
+		steps[i] = session.Step{Label: w.Name, Workload: w}
 	}
 	info, done, err := f.ladder(ctx, e, steps)
-	var rows []compareRow
+	var rows []session.CompareRow
+	labels := session.Labels(steps, len(done))
 	if len(done) > 0 {
-		rows = compareRows(done)
-		writeCompareTable(e.stdout, info, labels(steps, len(done)), rows, latencyOf(done))
-		openLoopNote(e.stdout, done, labels(steps, len(done)))
+		rows = session.CompareRows(done)
+		writeCompareTable(e.stdout, info, labels, rows, session.LatencyOf(done))
+		openLoopNote(e.stdout, done, labels)
 	}
-	if werr := writeExperimentJSON(e, f.outF, name, info, done, labels(steps, len(done)), rows); werr != nil {
+	if werr := writeExperimentJSON(e, f.outF, name, info, done, labels, rows); werr != nil {
 		return werr
 	}
 	return err
@@ -596,66 +367,7 @@ func parseRepeatable(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// latencyOf names the series the compare table's latencies are of: write
-// transactions when every step has some (Tables 4, 6 and 7 are of write
-// transactions), else every request.
-func latencyOf(done []*report.Experiment) string {
-	for _, x := range done {
-		if x.Summary.Stats("write_txn").Count == 0 {
-			return metrics.All
-		}
-	}
-	return "write_txn"
-}
-
-func compareRows(done []*report.Experiment) []compareRow {
-	series := latencyOf(done)
-	type metric struct {
-		name string
-		f    func(x *report.Experiment) float64
-	}
-	// Stats are in µs.
-	stat := func(x *report.Experiment) metrics.LatencyStats { return x.Summary.Stats(series) }
-	rows := []metric{
-		{"mean latency (ms)", func(x *report.Experiment) float64 { return stat(x).Mean / 1000 }},
-		{"p50 latency (ms)", func(x *report.Experiment) float64 { return stat(x).P50 / 1000 }},
-		{"p99 latency (ms)", func(x *report.Experiment) float64 { return stat(x).P99 / 1000 }},
-		{"obj. lock conflict %", func(x *report.Experiment) float64 { return x.Summary.Contention().ObjectLockConflictPct }},
-		{"assoc. lock conflict %", func(x *report.Experiment) float64 { return x.Summary.Contention().AssociationLockConflictPct }},
-		{"overall contention %", func(x *report.Experiment) float64 { return x.Summary.Contention().OverallPct }},
-		{"lock-conflicted writes", func(x *report.Experiment) float64 {
-			w, _ := writeOutcomes(x, tao.OK)
-			return math.Round(x.Summary.Contention().OverallPct * float64(w) / 100)
-		}},
-		{"unique assoc. exists %", func(x *report.Experiment) float64 { return x.Summary.Contention().UniqueAssociationExistsPct }},
-		{"timeout %", func(x *report.Experiment) float64 { w, t := writeOutcomes(x, tao.Timeout); return pctOf(t, w) }},
-		{"throughput (req/s)", func(x *report.Experiment) float64 {
-			return float64(x.Summary.Requests()) / max(x.Measured.Seconds(), 1e-9)
-		}},
-	}
-	out := make([]compareRow, len(rows))
-	for i, m := range rows {
-		r := compareRow{Metric: m.name}
-		for _, x := range done {
-			r.Values = append(r.Values, m.f(x))
-		}
-		for _, v := range r.Values[1:] {
-			r.DiffPct = append(r.DiffPct, diffPct(r.Values[0], v))
-		}
-		out[i] = r
-	}
-	return out
-}
-
-// diffPct is (v - base) / base in percent; NaN when base is 0.
-func diffPct(base, v float64) float64 {
-	if base == 0 {
-		return math.NaN()
-	}
-	return 100 * (v - base) / base
-}
-
-func writeCompareTable(w io.Writer, info *report.Run, names []string, rows []compareRow, series string) {
+func writeCompareTable(w io.Writer, info *report.Run, names []string, rows []session.CompareRow, series string) {
 	fmt.Fprintf(w, "compare (TAOBench Tables 6, 7): %s on %s, %d edges, retries %d; latency of %s requests\n",
 		strings.Join(names, " vs "), info.Database, info.Edges, info.Retries, series)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -703,37 +415,16 @@ func openLoopNote(w io.Writer, done []*report.Experiment, names []string) {
 
 // --- JSON --------------------------------------------------------------------
 
-// writeExperimentJSON writes run's JSON document (report.WriteJSON: "run"
-// and "experiments", one per step) with three more keys: "experiment" (its
-// name), "steps" (each experiment's label) and "table" (the printed rows).
-// Values that are not numbers (a % difference from 0) are written as null.
+// writeExperimentJSON writes the experiment's document (session.PaperJSON)
+// to --out through run's writer (out.go).
 func writeExperimentJSON(e *env, out *outFile, name string, info *report.Run, done []*report.Experiment, steps []string, table any) error {
 	if out == nil || info == nil {
 		return nil
 	}
-	var b bytes.Buffer
-	if err := report.WriteJSON(&b, info, done); err != nil {
-		return fmt.Errorf("--out %s: %w", out.given, err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
-		return fmt.Errorf("--out %s: %w", out.given, err)
-	}
-	doc["experiment"], doc["steps"] = name, steps
-	raw, err := json.Marshal(table)
-	if err != nil {
-		// NaN: marshal the rows again with NaN as null.
-		raw, err = json.Marshal(nanToNull(table))
-		if err != nil {
-			return fmt.Errorf("--out %s: %w", out.given, err)
-		}
-	}
-	doc["table"] = json.RawMessage(raw)
-	js, err := json.MarshalIndent(doc, "", "  ")
+	js, err := session.PaperJSON(name, info, done, steps, table)
 	if err != nil {
 		return fmt.Errorf("--out %s: %w", out.given, err)
 	}
-	js = append(js, '\n')
 	if err := out.writeWith(func(w io.Writer) error { _, err := w.Write(js); return err }, true); err != nil {
 		return err
 	}
@@ -741,30 +432,4 @@ func writeExperimentJSON(e *env, out *outFile, name string, info *report.Run, do
 		fmt.Fprintf(e.stderr, "results written to %s\n", out.given)
 	}
 	return nil
-}
-
-// nanToNull returns compare rows with NaN differences as nil.
-func nanToNull(table any) any {
-	rows, ok := table.([]compareRow)
-	if !ok {
-		return table
-	}
-	type row struct {
-		Metric  string     `json:"metric"`
-		Values  []float64  `json:"values"`
-		DiffPct []*float64 `json:"diff_pct"`
-	}
-	out := make([]row, len(rows))
-	for i, r := range rows {
-		out[i] = row{Metric: r.Metric, Values: r.Values}
-		for _, d := range r.DiffPct {
-			if math.IsNaN(d) {
-				out[i].DiffPct = append(out[i].DiffPct, nil)
-			} else {
-				d := d
-				out[i].DiffPct = append(out[i].DiffPct, &d)
-			}
-		}
-	}
-	return out
 }
