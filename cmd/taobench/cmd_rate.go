@@ -42,7 +42,6 @@ func cmdRate(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	lf.given = setFlags(fs)
 	if len(slas) == 0 {
 		return badInput("rate: give at least one --sla, e.g. --sla 'p99<=20ms' --sla 'errors<=0.1%%'")
 	}
@@ -50,7 +49,7 @@ func cmdRate(ctx context.Context, e *env, args []string) error {
 		return badInput("rate: --start must be a positive rate, --factor above 1, --precision positive, --max-probes at least 1")
 	}
 	probes := 0
-	p, err := lf.prepare(ctx, e, args, nil, func(x *report.Experiment) {
+	p, err := lf.prepare(ctx, e, fs, args, nil, func(x *report.Experiment) {
 		probes++
 		line, pass := session.Verdict(x, slas)
 		word := "pass"
@@ -68,7 +67,7 @@ func cmdRate(ctx context.Context, e *env, args []string) error {
 		texts[i] = s.Text
 	}
 	fmt.Fprintf(e.stdout, "rating: workload %s on %s, %d clients, %v warmup + %v per probe, %s arrivals; SLA %s\n",
-		p.info.Workload, p.info.Database, *lf.threads, lf.warmup, lf.duration, p.cfg.Arrival, strings.Join(texts, ", "))
+		p.info.Workload, p.info.Database, lf.rs.threads, lf.rs.warmup, lf.rs.duration, p.cfg.Arrival, strings.Join(texts, ", "))
 	r, err := p.Rate(ctx, session.RateSpec{SLAs: slas, Start: *start, Factor: *factor, Precision: *precision, MaxProbes: *maxProbes})
 	if err != nil {
 		return err

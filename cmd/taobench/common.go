@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -190,28 +189,12 @@ func loadWorkloads(e *env, names []string, inject bool) ([]*workload.Workload, e
 	return ws, nil
 }
 
-// openStore opens the URL; a failure to connect is bad input (exit 2), and
-// no message ever shows the password.
-func openStore(ctx context.Context, raw string, clients int) (store.Store, error) {
-	return openStoreOpts(ctx, raw, store.Options{Clients: clients})
-}
-
 func openStoreOpts(ctx context.Context, raw string, opts store.Options) (store.Store, error) {
 	st, err := store.Default.Open(ctx, raw, opts)
 	if err != nil {
 		return nil, badInputErr(err)
 	}
 	return st, nil
-}
-
-// printNotes shows on stderr what the store says about how it opened, such
-// as a connection pool smaller than the clients.
-func printNotes(e *env, st store.Store) {
-	if n, ok := st.(interface{ Notes() []string }); ok {
-		for _, s := range n.Notes() {
-			fmt.Fprintln(e.stderr, s)
-		}
-	}
 }
 
 func openDatabase(ctx context.Context, raw string, clients int) (store.Database, error) {
@@ -246,5 +229,3 @@ func openSession(ctx context.Context, e *env, name, dbURL string, clients int, s
 
 // closeSession closes the session's store, waiting at most closeWait.
 func closeSession(e *env, s *session.Session) { closeStore(e, s.Store(), s.Name()) }
-
-func parseUint(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) }

@@ -15,12 +15,10 @@ type distFlags struct {
 	driver, runID, startAt string
 }
 
-func addDistFlags(fs *flag.FlagSet) *distFlags {
-	f := &distFlags{}
+func (f *distFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.driver, "driver", "", "I/N: run as driver I (counting from 0, as Kubernetes' JOB_COMPLETION_INDEX) of N processes sharing one run: this one runs its share of --threads and --rate; merge their --out files with taobench merge")
 	fs.StringVar(&f.runID, "run-id", "", "the id all drivers of one run share (letters, digits, . _ -); default with --driver: derived from --start-at, workload and seed")
 	fs.StringVar(&f.startAt, "start-at", "", "begin the first experiment at this instant, RFC 3339 (2026-11-23T14:00:00Z: lines up hosts) or +DURATION from now (+30s: lines up only processes started together); later experiments follow on the same schedule")
-	return f
 }
 
 // resolve checks the flags and fills in the shared seed: drivers given no
