@@ -173,6 +173,22 @@ type Rating struct {
 // Rate rates the database against the SLAs. Each probe's verdict is
 // Verdict(result, spec.SLAs).
 func (p *Prober) Rate(ctx context.Context, spec RateSpec) (Rating, error) {
+	return spec.Search(func(rate float64) (bool, error) {
+		x, err := p.Probe(ctx, rate)
+		pass := false
+		if x != nil {
+			_, pass = Verdict(x, spec.SLAs)
+		}
+		return pass, err
+	})
+}
+
+// Search is the rating's search, probe saying whether a target rate
+// passes: up from Start by Factor until a probe fails, then bisection on a
+// log scale until the passing and failing rates are within Precision
+// percent, at most MaxProbes probes. A probe's error ends it, with what
+// the probe said counted.
+func (spec RateSpec) Search(probe func(rate float64) (bool, error)) (Rating, error) {
 	var r Rating
 	rate := spec.Start
 	for n := 1; ; n++ {
@@ -180,13 +196,11 @@ func (p *Prober) Rate(ctx context.Context, spec RateSpec) (Rating, error) {
 			r.OutOfProbes = true
 			return r, nil
 		}
-		x, err := p.Probe(ctx, rate)
-		if x != nil {
-			if _, pass := Verdict(x, spec.SLAs); pass {
-				r.Rate = rate
-			} else {
-				r.Failed = rate
-			}
+		pass, err := probe(rate)
+		if pass {
+			r.Rate = rate
+		} else {
+			r.Failed = rate
 		}
 		if err != nil || r.Rate == 0 {
 			return r, err
