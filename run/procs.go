@@ -1,10 +1,5 @@
 package run
 
-import (
-	"os"
-	"runtime"
-)
-
 // ClientsPerProc is how many closed-loop clients one Go scheduler thread
 // (a P, GOMAXPROCS) serves. A client spends most of a request waiting for
 // the server: measured on a 16-core VM against PostgreSQL, 16 clients made
@@ -22,23 +17,17 @@ func Procs(clients, cpus int) int {
 	return max(1, min(n, cpus))
 }
 
-// defaultProcs is the GOMAXPROCS the process started with: the CPUs it may
-// use (CPU affinity and cgroup limits), whatever SetProcs set since.
-var defaultProcs = runtime.GOMAXPROCS(0)
-
-// SetProcs sizes the Go runtime for a run of clients clients and returns
-// the GOMAXPROCS in force: procs when positive (--procs), else the
-// environment's GOMAXPROCS when set, else Procs(clients, the GOMAXPROCS
-// the process started with).
-func SetProcs(procs, clients int) int {
-	if procs > 0 {
-		runtime.GOMAXPROCS(procs)
+// AdvisedProcs is the GOMAXPROCS for a run of clients clients in a
+// process that started with started (the CPUs it may use: affinity and
+// cgroup limits): procs when positive (--procs); 0, keep what is in force,
+// when the environment sets GOMAXPROCS (envSet); else Procs(clients,
+// started). It sets nothing: the process's setting is its main's to make.
+func AdvisedProcs(procs, clients, started int, envSet bool) int {
+	switch {
+	case procs > 0:
 		return procs
+	case envSet:
+		return 0
 	}
-	if os.Getenv("GOMAXPROCS") != "" {
-		return runtime.GOMAXPROCS(0)
-	}
-	n := Procs(clients, defaultProcs)
-	runtime.GOMAXPROCS(n)
-	return n
+	return Procs(clients, started)
 }

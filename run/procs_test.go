@@ -1,9 +1,6 @@
 package run
 
-import (
-	"runtime"
-	"testing"
-)
+import "testing"
 
 func TestProcs(t *testing.T) {
 	for _, c := range []struct{ clients, cpus, want int }{
@@ -26,30 +23,21 @@ func TestProcs(t *testing.T) {
 	}
 }
 
-func TestSetProcs(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	t.Setenv("GOMAXPROCS", "")
-	if got := SetProcs(3, 1000); got != 3 || runtime.GOMAXPROCS(0) != 3 {
-		t.Errorf("--procs 3: SetProcs = %d, GOMAXPROCS %d; want 3", got, runtime.GOMAXPROCS(0))
-	}
-	if got := SetProcs(0, 1); got != 1 || runtime.GOMAXPROCS(0) != 1 {
-		t.Errorf("1 client: SetProcs = %d, GOMAXPROCS %d; want 1", got, runtime.GOMAXPROCS(0))
-	}
-	runtime.GOMAXPROCS(2)
-	t.Setenv("GOMAXPROCS", "2")
-	if got := SetProcs(0, 1); got != 2 || runtime.GOMAXPROCS(0) != 2 {
-		t.Errorf("GOMAXPROCS=2 in the environment: SetProcs = %d, GOMAXPROCS %d; want it kept", got, runtime.GOMAXPROCS(0))
-	}
-}
-
-// TestSetProcsFromStart checks that the rule counts the CPUs the process
-// started with, not what an earlier run set.
-func TestSetProcsFromStart(t *testing.T) {
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
-	t.Setenv("GOMAXPROCS", "")
-	SetProcs(0, 1)
-	want := Procs(1000, defaultProcs)
-	if got := SetProcs(0, 1000); got != want || runtime.GOMAXPROCS(0) != want {
-		t.Errorf("1000 clients after a 1-client run: SetProcs = %d, GOMAXPROCS %d; want %d", got, runtime.GOMAXPROCS(0), want)
+func TestAdvisedProcs(t *testing.T) {
+	for _, c := range []struct {
+		procs, clients, started int
+		envSet                  bool
+		want                    int
+	}{
+		{3, 1000, 16, false, 3}, // --procs wins
+		{3, 1000, 16, true, 3},
+		{0, 1, 16, false, 1},
+		{0, 1000, 16, false, 16}, // from the CPUs the process started with
+		{0, 16, 16, false, 4},
+		{0, 1, 16, true, 0}, // GOMAXPROCS in the environment: kept
+	} {
+		if got := AdvisedProcs(c.procs, c.clients, c.started, c.envSet); got != c.want {
+			t.Errorf("AdvisedProcs(%d, %d clients, %d started, env %v) = %d, want %d", c.procs, c.clients, c.started, c.envSet, got, c.want)
+		}
 	}
 }

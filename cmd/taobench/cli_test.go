@@ -28,14 +28,18 @@ import (
 	"github.com/taobench/taobench/workload"
 )
 
-// cliResult is what one invocation of the command gave.
+// cliResult is what one invocation of the command gave. The tests of the
+// command run it with cliRun (in process, as realMain) or, where a real
+// process matters, the binary of opBinary; they read its JSON with
+// readJSONFile.
 type cliResult struct {
+	args           []string
 	code           int
 	stdout, stderr string
 }
 
 func (r cliResult) String() string {
-	return fmt.Sprintf("exit %d\n--- stdout:\n%s--- stderr:\n%s", r.code, r.stdout, r.stderr)
+	return fmt.Sprintf("taobench %s\nexit %d\n--- stdout:\n%s--- stderr:\n%s", strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
 }
 
 // cliSyncBuffer is a bytes.Buffer safe for the status goroutine and the
@@ -71,12 +75,41 @@ func (b *cliSyncBuffer) String() string {
 	return b.buf.String()
 }
 
-// cliRun runs the command with args, as a user would type them.
+// cliRun runs the command with args, as a user would type them. A run
+// that hangs is interrupted (as by Ctrl-C) after two minutes, so a broken
+// test fails rather than stalls.
 func cliRun(t *testing.T, args ...string) cliResult {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	var stdout, stderr cliSyncBuffer
-	code := realMain(context.Background(), args, &stdout, &stderr)
-	return cliResult{code, stdout.String(), stderr.String()}
+	code := realMain(ctx, args, &stdout, &stderr)
+	return cliResult{args, code, stdout.String(), stderr.String()}
+}
+
+// cliMust runs the command and fails the test unless it exits 0.
+func cliMust(t *testing.T, args ...string) cliResult {
+	t.Helper()
+	r := cliRun(t, args...)
+	if r.code != 0 {
+		t.Fatalf("want exit 0:\n%s", r)
+	}
+	return r
+}
+
+// readJSONFile reads a results file the command wrote into a T, failing
+// the test when it cannot; it returns the raw text too.
+func readJSONFile[T any](t *testing.T, path string) (T, []byte) {
+	t.Helper()
+	var v T
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("results file: %v", err)
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("results file %s is not the JSON expected: %v\n%s", path, err, raw)
+	}
+	return v, raw
 }
 
 // cliHome points the user's cache directory at a fresh temporary directory
@@ -366,14 +399,7 @@ type cliDoc struct {
 // cliReadJSON reads an --out file, checking every key set exactly.
 func cliReadJSON(t *testing.T, path string) cliDoc {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("--out file: %v", err)
-	}
-	var top map[string]any
-	if err := json.Unmarshal(data, &top); err != nil {
-		t.Fatalf("--out file %s is not JSON: %v\n%s", path, err, data)
-	}
+	top, _ := readJSONFile[map[string]any](t, path)
 	cliKeys(t, "top level", top, cliTopKeys)
 	var d cliDoc
 	d.Run = cliObj(t, "run", top["run"])
@@ -1031,7 +1057,7 @@ func TestCLIInterrupt(t *testing.T) {
 		t.Fatalf("realMain still running 30 s after Ctrl-C:\n%s", stderr.String())
 	}
 	elapsed := time.Since(start)
-	r := cliResult{code, stdout.String(), stderr.String()}
+	r := cliResult{nil, code, stdout.String(), stderr.String()}
 	if code != 130 {
 		t.Errorf("exit %d after Ctrl-C, want 130\n%v", code, r)
 	}

@@ -40,7 +40,7 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if outF.stream == nil {
+	if outF.stream() == nil {
 		fmt.Fprintf(e.stderr, "wrote the report of %d results files to %s\n", len(files), *out)
 	}
 	return nil

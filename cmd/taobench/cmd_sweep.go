@@ -2,235 +2,123 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/run"
-	"github.com/taobench/taobench/store"
-	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/session"
+	"github.com/taobench/taobench/workload"
 )
 
 // loadFlags are the flags sweep and rate share: what each probe (one
 // open-loop experiment at a target rate) runs.
 type loadFlags struct {
-	cmd                string
-	dbURL, wlName, out string
-	arrivalName        string
-	edges              *int64
-	seed               *uint64
-	threads            *int
-	retries            *int
-	loadThreads        *int
-	procs              *int
-	inject             *bool
-	warmup, duration   time.Duration
-	drain              time.Duration
-	given              map[string]bool
-	metricsAddr        *string
+	cmd    string
+	db     dbSpec
+	gr     graphSpec
+	rs     runSpec
+	ol     openLoopSpec
+	outs   outSpec
+	inject bool
 }
 
 func (f *loadFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.dbURL, "db", defaultDB(), "database URL: sqlite:PATH, postgres://…, mysql://…, or null (null?delay=1ms emulates a latency)")
-	fs.StringVar(&f.wlName, "workload", defaultWorkload, "built-in workload (taobench workloads) or a workload file")
-	f.edges = fs.Int64("edges", defaultEdges, "graph size in edges: loaded when the database holds no graph; the size used with --db null")
-	f.seed = fs.Uint64("seed", 0, "request seed (default: a new one, printed); each probe draws its own stream from it")
-	f.threads = fs.Int("threads", 64, "clients of every probe: the most requests in flight at once")
-	f.warmup, f.duration = 5*time.Second, 20*time.Second
-	fs.Var(durationFlag{&f.warmup}, "warmup", "warmup of every probe, excluded from results")
-	fs.Var(durationFlag{&f.duration}, "duration", "measured time of every probe")
-	fs.StringVar(&f.arrivalName, "arrival", "poisson", "arrivals: poisson (exponential inter-arrival times) or uniform")
-	fs.StringVar(&f.out, "out", "", "write the results as JSON to this file, every probe an experiment")
-	f.retries = fs.Int("retries", 10, "times a request that hit a conflict is retried (0: fail fast)")
-	f.loadThreads = fs.Int("load-threads", 2, "loaders used when the graph must be loaded first (1 to 1024)")
-	f.procs = fs.Int("procs", 0, "Go scheduler threads (GOMAXPROCS); 0: sized to the clients")
-	f.inject = fs.Bool("inject-latency", false, "inject the workload's *_latency delays before each request (docs/load.md)")
-	f.drain = 10 * time.Second
-	fs.Var(durationFlag{&f.drain}, "drain", "time requests still running at the end of a probe may take before they count as timeouts")
-	f.metricsAddr = metricsAddrFlag(fs)
+	f.db.register(fs, defaultDB(), dbHelp+", or null (null?delay=1ms emulates a latency)")
+	f.gr.register(fs, true, defaultEdges, "graph size in edges: loaded when the database holds no graph; the size used with --db null")
+	f.rs.register(fs, runDefaults{threads: 64, warmup: 5 * time.Second, duration: 20 * time.Second, drain: 10 * time.Second, procs: true,
+		threadsHelp: "clients of every probe: the most requests in flight at once",
+		seedHelp:    "request seed (default: a new one, printed); each probe draws its own stream from it"})
+	f.ol.register(fs, false, "")
+	f.outs.register(fs, "write the results as JSON to this file, every probe an experiment")
+	fs.BoolVar(&f.inject, "inject-latency", false, "inject the workload's *_latency delays before each request (docs/load.md)")
 }
 
-// prober runs probes: one open-loop experiment per target rate, each with
-// its own request stream and run number.
+// prober is a session's Prober with the command's output: --out written
+// after each probe, the text through the sink's functions.
 type prober struct {
+	*session.Prober
 	e     *env
 	f     *loadFlags
-	st    store.Store
 	cfg   run.Config
 	info  *report.Run
 	outF  *outFile
-	done  []*report.Experiment
 	close func()
 }
 
 // prepare checks the shared flags, opens the store, finds or loads the
-// graph and returns a prober; call close when done.
-func (f *loadFlags) prepare(ctx context.Context, e *env, args []string) (*prober, error) {
+// graph and returns a prober whose sink prints with started and ended
+// (nil: nothing); call close when done.
+func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args []string, started func(run.Experiment), ended func(*report.Experiment)) (*prober, error) {
 	c := f.cmd
-	if *f.threads < 1 || *f.threads > run.MaxClients {
-		return nil, badInput("%s: --threads %d: give 1 to %d", c, *f.threads, run.MaxClients)
+	if err := errors.Join(f.gr.check(c, fs), f.rs.check(c, fs, true), f.ol.check(c, fs, true)); err != nil {
+		return nil, err
 	}
-	if f.duration <= 0 || f.drain <= 0 {
-		return nil, badInput("%s: --duration and --drain must be positive", c)
-	}
-	if *f.retries < 0 || *f.loadThreads < 1 || *f.loadThreads > 1024 || *f.procs < 0 || *f.edges < 1 {
-		return nil, badInput("%s: --retries, --load-threads (1 to 1024), --procs and --edges (positive) out of range", c)
-	}
-	arrival, err := run.ParseArrival(f.arrivalName)
-	if err != nil {
-		return nil, badInput("%s: --arrival: %v", c, err)
-	}
-	run.SetProcs(*f.procs, *f.threads)
-	outF, err := checkOut(e, f.out)
+	e.sizeProcs(f.rs.procs, f.rs.threads)
+	outF, err := f.outs.open(e, c)
 	if err != nil {
 		return nil, err
 	}
-	e.injectLatency = *f.inject
-	live, err := startLive(e, c, *f.metricsAddr)
+	live, err := startLive(e, c, f.outs.metricsAddr)
 	if err != nil {
 		return nil, err
 	}
-	w, err := loadWorkload(e, f.wlName)
-	if err == nil && *f.inject {
+	w, err := loadWorkload(e, f.gr.workload, f.inject)
+	if err == nil && f.inject {
 		err = noteInjection(e, w)
 	}
-	var st store.Store
+	p := &prober{e: e, f: f, outF: outF}
+	sink := &cliSink{e: e, started: func(_, _ int, _ string, x run.Experiment) {
+		if started != nil {
+			started(x)
+		}
+	}, ended: func(done []*report.Experiment, final bool) error {
+		if ended != nil {
+			ended(done[len(done)-1])
+		}
+		return p.outF.write(p.info, done, final)
+	}}
+	var s *session.Session
 	if err == nil {
-		st, err = openStore(ctx, f.dbURL, *f.threads)
+		s, err = openSession(ctx, e, c, f.db.url, f.rs.threads, session.Split{}, sink)
 	}
 	if err != nil {
 		stopLive(e, live)
 		return nil, err
 	}
-	p := &prober{e: e, f: f, st: st, outF: outF, close: func() {
-		closeStore(e, st, store.Redact(f.dbURL))
+	p.close = func() {
+		closeSession(e, s)
 		stopLive(e, live)
-	}}
-	printNotes(e, st)
-	g, graphOf, err := runGraph(ctx, e, c, st, f.dbURL, w, *f.edges, f.given["edges"], *f.loadThreads)
+	}
+	g, loaded, err := s.Graph(ctx, f.gr.of(w))
 	if err != nil {
 		p.close()
 		return nil, err
 	}
-	if !f.given["seed"] {
-		*f.seed = newSeed()
-	}
 	fmt.Fprintf(e.stderr, "graph: workload %s's, %d edges; requests: workload %s, seed %d (give --seed %d to repeat them)\n",
-		graphOf, g.Edges(), w.Name, *f.seed, *f.seed)
-	p.info = &report.Run{
-		Database: store.Redact(f.dbURL), Workload: w.Name, GraphWorkload: graphOf, GraphSeed: g.Seed(),
-		Seed: *f.seed, Edges: g.Edges(), Retries: *f.retries, Started: time.Now().UTC(),
-		Version: version(), Revision: revision(), NotApplied: notApplied(w, *f.inject),
-	}
-	p.cfg = run.Config{Store: st, Workload: w, Graph: g, Seed: *f.seed, Retries: *f.retries, Drain: f.drain,
-		Arrival: arrival, InjectLatency: *f.inject, Status: redactWriter{e.stderr, args}, StatusEvery: time.Hour,
+		loaded.Name, g.Edges(), w.Name, f.rs.seed, f.rs.seed)
+	p.info = s.RunInfo(session.Meta{Workloads: []*workload.Workload{w}, GraphOf: loaded.Name, Graph: g, Seed: f.rs.seed, Retries: f.rs.retries, InjectLatency: f.inject})
+	p.cfg = run.Config{Workload: w, Graph: g, Seed: f.rs.seed, Retries: f.rs.retries, Drain: f.rs.drain,
+		Arrival: f.ol.arrival, InjectLatency: f.inject, Status: redactWriter{e.stderr, args}, StatusEvery: time.Hour,
 		Live: e.liveRuns()}
+	p.Prober = s.Prober(p.cfg, f.rs.experiment(0))
 	return p, nil
-}
-
-// probe runs one experiment at rate and keeps it for the JSON.
-func (p *prober) probe(ctx context.Context, rate float64) (*report.Experiment, error) {
-	i := len(p.done)
-	p.cfg.Seed = run.ExperimentSeed(*p.f.seed, i)
-	if db, ok := p.st.(store.Database); ok {
-		var err error
-		if p.cfg.Run, err = db.ReserveRun(ctx); err != nil {
-			return nil, fmt.Errorf("%s: reserving a run number: %w", p.f.cmd, err)
-		}
-	}
-	res, err := run.Do(ctx, p.cfg, run.Experiment{Threads: *p.f.threads, Warmup: p.f.warmup, Duration: p.f.duration, Rate: rate})
-	if err != nil {
-		return nil, badInputErr(err)
-	}
-	p.done = append(p.done, res)
-	stop := res.Interrupted || ctx.Err() != nil
-	if err := p.outF.write(p.info, p.done, stop); err != nil {
-		return nil, err
-	}
-	if stop {
-		return res, errInterrupted
-	}
-	return res, nil
 }
 
 // finish writes the JSON a last time.
 func (p *prober) finish() error {
-	if err := p.outF.write(p.info, p.done, true); err != nil {
+	if err := p.outF.write(p.info, p.Done(), true); err != nil {
 		return err
 	}
-	if p.f.out != "" {
-		fmt.Fprintf(p.e.stderr, "results written to %s\n", p.f.out)
+	if p.f.outs.path != "" {
+		fmt.Fprintf(p.e.stderr, "results written to %s\n", p.f.outs.path)
 	}
 	return nil
-}
-
-// sweepRow is one step of a sweep as printed.
-type sweepRow struct {
-	target, achieved float64
-	scheduled        float64 // the schedule's own rate in the window (Poisson: around the target)
-	reached          bool
-	errorsPct        float64 // requests lost to errors and timeouts, % of ops
-	failedPct        float64
-	contentionPct    float64
-	all              metrics.LatencyStats
-	classes          [tao.NumClasses]metrics.LatencyStats
-}
-
-func rowOf(x *report.Experiment) sweepRow {
-	s := x.Summary
-	if s == nil {
-		s = metrics.NewSummary()
-	}
-	r := sweepRow{target: x.OpenLoop.Rate, reached: x.OpenLoop.Reached(), all: s.Stats(metrics.All)}
-	if x.Measured > 0 {
-		r.achieved = float64(s.Requests()) / x.Measured.Seconds()
-		r.scheduled = float64(x.OpenLoop.Scheduled) / x.Measured.Seconds()
-	}
-	if n := s.Requests(); n > 0 {
-		lost, _ := s.Lost()
-		r.errorsPct = 100 * float64(lost) / float64(n)
-		r.failedPct = 100 * float64(s.Failed()) / float64(n)
-	}
-	r.contentionPct = s.Contention().OverallPct
-	for c := range tao.NumClasses {
-		r.classes[c] = s.Stats(c.String())
-	}
-	return r
-}
-
-// writeSweepHeader and writeSweepRow print the sweep's table: latencies in
-// ms from the intended start, p50/p99/p99.9 for all requests and per class.
-func writeSweepHeader(w io.Writer) {
-	fmt.Fprintf(w, "%10s %10s %6s %7s %7s %9s  %-22s", "target/s", "achieved/s", "ok", "errors%", "failed%", "contend%", "all p50/p99/p99.9 ms")
-	for c := range tao.NumClasses {
-		fmt.Fprintf(w, "  %-22s", c.String()+" p50/p99/p99.9")
-	}
-	fmt.Fprintln(w)
-}
-
-func writeSweepRow(w io.Writer, r sweepRow) {
-	ok := "yes"
-	if !r.reached {
-		ok = "NO"
-	}
-	fmt.Fprintf(w, "%10.0f %10.1f %6s %7.3f %7.3f %9.4f  %-22s", r.target, r.achieved, ok, r.errorsPct, r.failedPct, r.contentionPct, triple(r.all))
-	for c := range tao.NumClasses {
-		fmt.Fprintf(w, "  %-22s", triple(r.classes[c]))
-	}
-	fmt.Fprintln(w)
-}
-
-func triple(st metrics.LatencyStats) string {
-	if st.Count == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f/%.2f/%.2f", st.P50/1000, st.P99/1000, st.P999/1000)
 }
 
 // parseRates reads --rates: positive rates, comma-separated, rising.
@@ -250,22 +138,6 @@ func parseRates(s string) ([]float64, error) {
 	return rates, nil
 }
 
-// behind reports why a step ends an automatic sweep: the achieved rate fell
-// more than 5% behind the schedule's (the target, give or take the Poisson
-// process's own spread), the schedule was not issued, or the p99 passed
-// maxP99; "" when it does not.
-func behind(r sweepRow, maxP99 time.Duration) string {
-	switch {
-	case !r.reached:
-		return "the clients could not issue the schedule"
-	case r.achieved < 0.95*r.scheduled:
-		return fmt.Sprintf("achieved %.0f/s, more than 5%% behind the %.0f/s scheduled", r.achieved, r.scheduled)
-	case maxP99 > 0 && r.all.P99 > float64(maxP99.Microseconds()):
-		return fmt.Sprintf("p99 %.1f ms above --max-p99 %v", r.all.P99/1000, maxP99)
-	}
-	return ""
-}
-
 func cmdSweep(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
 	lf := &loadFlags{cmd: "sweep"}
@@ -279,7 +151,6 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	lf.given = setFlags(fs)
 	var rates []float64
 	if *ratesFlag != "" {
 		var err error
@@ -289,41 +160,28 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	} else if !(*start > 0) || run.CheckRate(*start) != nil || !(*factor > 1) || math.IsInf(*factor, 0) || *maxSteps < 1 {
 		return badInput("sweep: --start must be a positive rate, --factor above 1, --max-steps at least 1")
 	}
-	p, err := lf.prepare(ctx, e, args)
+	step := 0
+	p, err := lf.prepare(ctx, e, fs, args, func(x run.Experiment) {
+		step++
+		fmt.Fprintf(e.stderr, "step %d: target %g req/s\n", step, x.Rate)
+	}, func(x *report.Experiment) { session.WriteSweepRow(e.stdout, session.RowOf(x)) })
 	if err != nil {
 		return err
 	}
 	defer p.close()
 
 	fmt.Fprintf(e.stdout, "sweep: workload %s on %s, %d clients, %v warmup + %v per step, %s arrivals\n",
-		p.info.Workload, p.info.Database, *lf.threads, lf.warmup, lf.duration, p.cfg.Arrival)
-	writeSweepHeader(e.stdout)
-	rate := *start
-	for i := 0; ; i++ {
-		if rates != nil {
-			if i == len(rates) {
-				break
-			}
-			rate = rates[i]
-		} else if i == *maxSteps || run.CheckRate(rate) != nil {
-			fmt.Fprintf(e.stdout, "stopped after %d steps without saturating: give a higher --start or --max-steps\n", i)
-			break
-		}
-		fmt.Fprintf(e.stderr, "step %d: target %g req/s\n", i+1, rate)
-		x, err := p.probe(ctx, rate)
-		if x != nil {
-			writeSweepRow(e.stdout, rowOf(x))
-		}
-		if err != nil {
-			return err
-		}
-		if rates == nil {
-			if why := behind(rowOf(x), maxP99); why != "" {
-				fmt.Fprintf(e.stdout, "saturated at a target of %g req/s: %s\n", rate, why)
-				break
-			}
-			rate *= *factor
-		}
+		p.info.Workload, p.info.Database, lf.rs.threads, lf.rs.warmup, lf.rs.duration, p.cfg.Arrival)
+	session.WriteSweepHeader(e.stdout)
+	end, err := p.Sweep(ctx, session.SweepSpec{Rates: rates, Start: *start, Factor: *factor, MaxSteps: *maxSteps, MaxP99: maxP99})
+	if err != nil {
+		return err
+	}
+	switch {
+	case end.Unsaturated:
+		fmt.Fprintf(e.stdout, "stopped after %d steps without saturating: give a higher --start or --max-steps\n", end.Steps)
+	case end.Saturated != "":
+		fmt.Fprintf(e.stdout, "saturated at a target of %g req/s: %s\n", end.Rate, end.Saturated)
 	}
 	return p.finish()
 }

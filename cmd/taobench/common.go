@@ -8,20 +8,18 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/taobench/taobench/graph"
-	"github.com/taobench/taobench/load"
 	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/workload"
 )
 
 var (
 	errHelp        = errors.New("help shown")
-	errInterrupted = errors.New("interrupted")
+	errInterrupted = session.ErrInterrupted
 )
 
 // Defaults of the newcomer's path: small enough to load and run in seconds.
@@ -162,24 +160,33 @@ func setFlags(fs *flag.FlagSet) map[string]bool {
 }
 
 // loadWorkload resolves a built-in name or a file; errors are bad input.
-// The first time it meets a workload with fields it does not apply, it
-// says so.
-func loadWorkload(e *env, name string) (*workload.Workload, error) {
-	w, err := workload.Resolve(name)
+// It says which fields of the workload a run that injects latency (or
+// not) reads but does not apply.
+func loadWorkload(e *env, name string, inject bool) (*workload.Workload, error) {
+	ws, err := loadWorkloads(e, []string{name}, inject)
 	if err != nil {
-		return nil, badInputErr(err)
+		return nil, err
 	}
-	if na := notApplied(w, e.injectLatency); len(na) > 0 && !e.notedNotApplied {
-		e.notedNotApplied = true
-		fmt.Fprintf(e.stderr, "workload %s: fields read but not applied yet: %s\n", w.Name, strings.Join(na, ", "))
-	}
-	return w, nil
+	return ws[0], nil
 }
 
-// openStore opens the URL; a failure to connect is bad input (exit 2), and
-// no message ever shows the password.
-func openStore(ctx context.Context, raw string, clients int) (store.Store, error) {
-	return openStoreOpts(ctx, raw, store.Options{Clients: clients})
+// loadWorkloads is loadWorkload for several, noting the first whose fields
+// are not all applied.
+func loadWorkloads(e *env, names []string, inject bool) ([]*workload.Workload, error) {
+	ws := make([]*workload.Workload, len(names))
+	noted := false
+	for i, name := range names {
+		w, err := workload.Resolve(name)
+		if err != nil {
+			return nil, badInputErr(err)
+		}
+		if na := session.NotApplied(w, inject); len(na) > 0 && !noted {
+			noted = true
+			fmt.Fprintf(e.stderr, "workload %s: fields read but not applied yet: %s\n", w.Name, strings.Join(na, ", "))
+		}
+		ws[i] = w
+	}
+	return ws, nil
 }
 
 func openStoreOpts(ctx context.Context, raw string, opts store.Options) (store.Store, error) {
@@ -188,16 +195,6 @@ func openStoreOpts(ctx context.Context, raw string, opts store.Options) (store.S
 		return nil, badInputErr(err)
 	}
 	return st, nil
-}
-
-// printNotes shows on stderr what the store says about how it opened, such
-// as a connection pool smaller than the clients.
-func printNotes(e *env, st store.Store) {
-	if n, ok := st.(interface{ Notes() []string }); ok {
-		for _, s := range n.Notes() {
-			fmt.Fprintln(e.stderr, s)
-		}
-	}
 }
 
 func openDatabase(ctx context.Context, raw string, clients int) (store.Database, error) {
@@ -217,21 +214,18 @@ func openDatabaseOpts(ctx context.Context, raw string, opts store.Options) (stor
 	return db, nil
 }
 
-// loadGraph writes g into db with a progress display on stderr.
-func loadGraph(ctx context.Context, e *env, db store.Database, g *graph.Graph, w *workload.Workload, threads int) error {
-	fmt.Fprintf(e.stderr, "loading %d nodes (about %d edges) of workload %s's graph with %d loader(s)\n", g.Nodes(), g.Edges(), w.Name, threads)
-	bar := newProgress(e.stderr)
-	res, err := load.Load(ctx, db, g, g.Meta(w), load.Options{Threads: threads, Report: e.liveLoad(bar.report), Version: version()})
-	bar.finish()
+// openSession opens the database of a command, printing what the store
+// says about how it opened; close it with closeSession.
+func openSession(ctx context.Context, e *env, name, dbURL string, clients int, split session.Split, sink session.Sink) (*session.Session, error) {
+	s, err := session.Open(ctx, dbURL, session.Options{Name: name, Clients: clients, Split: split, Sink: sink, Version: version(), Revision: revision()})
 	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("%w: %v", errInterrupted, err)
-		}
-		return err
+		return nil, err
 	}
-	secs := res.Elapsed.Seconds()
-	fmt.Fprintf(e.stderr, "loaded %d rows (%d nodes) in %.1fs: %.0f rows/s\n", res.Rows, res.Nodes, secs, float64(res.Rows)/max(secs, 1e-9))
-	return nil
+	for _, n := range s.Notes() {
+		fmt.Fprintln(e.stderr, n)
+	}
+	return s, nil
 }
 
-func parseUint(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) }
+// closeSession closes the session's store, waiting at most closeWait.
+func closeSession(e *env, s *session.Session) { closeStore(e, s.Store(), s.Name()) }

@@ -8,10 +8,8 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -26,19 +24,6 @@ import (
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/store"
 )
-
-// distBinary builds the taobench binary, so drivers run as the separate
-// processes they are in use (a process-wide setting such as GOMAXPROCS
-// must not be shared by them).
-func distBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "taobench")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // distProcs runs the binary once per argument list, all at once, and
 // fails the test unless every one exits 0.
@@ -95,13 +80,9 @@ type distDoc struct {
 
 func distRead(t *testing.T, path string) distDoc {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d distDoc
-	if err := json.Unmarshal(raw, &d); err != nil || len(d.Experiments) != 1 {
-		t.Fatalf("%s: %v (%d experiments)", path, err, len(d.Experiments))
+	d, _ := readJSONFile[distDoc](t, path)
+	if len(d.Experiments) != 1 {
+		t.Fatalf("%s: %d experiments, want 1", path, len(d.Experiments))
 	}
 	return d
 }
@@ -192,7 +173,7 @@ func distRuns(t *testing.T, dbURL string) int64 {
 // check passes; merged throughput is within a tolerant bound of the single
 // process's, both logged.
 func TestServerDrivers(t *testing.T) {
-	bin := distBinary(t)
+	bin := opBinary(t) // a process each: a process-wide setting such as GOMAXPROCS must not be shared
 	srvEach(t, func(t *testing.T, s srvServer) {
 		many, one := s.fresh(t), s.fresh(t)
 		for _, db := range []string{many, one} {
@@ -223,7 +204,7 @@ func TestServerDrivers(t *testing.T) {
 		distProcs(t, bin, [][]string{append(append([]string{}, common...), "--db", one, "--threads", "16", "--start-at", "+2s", "--out", single)})
 
 		merged := filepath.Join(dir, "merged.json")
-		srvMust(t, append([]string{"merge"}, append(files, "-o", merged)...)...)
+		cliMust(t, append([]string{"merge"}, append(files, "-o", merged)...)...)
 		m, o := distRead(t, merged), distRead(t, single)
 		me, oe := m.Experiments[0], o.Experiments[0]
 		var ops, attempts int64
@@ -272,7 +253,7 @@ func TestServerDrivers(t *testing.T) {
 		if len(clients) != 16 {
 			t.Errorf("objects created by %d distinct clients, want all 16 (per client: %v)", len(clients), clients)
 		}
-		r := srvMust(t, "check", "--db", many)
+		r := cliMust(t, "check", "--db", many)
 		if !strings.Contains(r.stdout, "every invariant holds") {
 			t.Errorf("check after the drivers:\n%s", r)
 		}
@@ -293,11 +274,11 @@ func TestServerDrivers(t *testing.T) {
 // (objects by shard, forward edges by type and by target shard; check
 // verifies the inverses and the rest), and the graph is complete.
 func TestServerLoadDrivers(t *testing.T) {
-	bin := distBinary(t)
+	bin := opBinary(t) // a process each: a process-wide setting such as GOMAXPROCS must not be shared
 	srvEach(t, func(t *testing.T, s srvServer) {
 		split, whole := s.fresh(t), s.fresh(t)
 		args := []string{"load", "--workload", "a", "--edges", "20000", "--seed", "3", "--load-threads", "2"}
-		srvMust(t, append(append([]string{}, args...), "--db", whole)...)
+		cliMust(t, append(append([]string{}, args...), "--db", whole)...)
 		var argss [][]string
 		for i := range 3 {
 			argss = append(argss, append(append([]string{}, args...), "--db", split, "--driver", fmt.Sprintf("%d/3", i)))
@@ -315,7 +296,7 @@ func TestServerLoadDrivers(t *testing.T) {
 			objs += n
 		}
 		t.Logf("%s: 3 load drivers and 1 loader each hold %d objects, forward edges by type %v", s.kind, objs, a.EdgesByBase)
-		r := srvMust(t, "check", "--db", split)
+		r := cliMust(t, "check", "--db", split)
 		if !strings.Contains(r.stdout, "every invariant holds") {
 			t.Errorf("check after the load drivers:\n%s", r)
 		}

@@ -175,7 +175,7 @@ func TestCLIHungStore(t *testing.T) {
 		t.Fatalf("the command is still running a minute after a %v experiment with a %v drain:\n%s", duration, drain, stderr)
 	}
 	took := time.Since(started)
-	r := cliResult{code, stdout.String(), stderr.String()}
+	r := cliResult{nil, code, stdout.String(), stderr.String()}
 	if limit := duration + drain + time.Second; took > limit {
 		t.Errorf("the command returned %v after the experiment began; want at most %v (the experiment, the drain and a second)", took, limit)
 	}
@@ -293,7 +293,7 @@ func TestSignals(t *testing.T) {
 				t.Fatalf("still running 20 s after %v", c.sig)
 			}
 			code := cmd.ProcessState.ExitCode()
-			r := cliResult{code, stdout.String(), stderr.String()}
+			r := cliResult{nil, code, stdout.String(), stderr.String()}
 			if code != c.code {
 				t.Errorf("exit %d after %v, want %d\n%v", code, c.sig, c.code, r)
 			}

@@ -1,18 +1,13 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 
 	"github.com/taobench/taobench/livemetrics"
-	"github.com/taobench/taobench/load"
 	"github.com/taobench/taobench/run"
 )
 
-// metricsAddrFlag registers --metrics-addr on a command that runs or loads.
-func metricsAddrFlag(fs *flag.FlagSet) *string {
-	return fs.String("metrics-addr", "", "serve Prometheus metrics at http://HOST:PORT/metrics while the command works (docs/results.md), e.g. 127.0.0.1:9100; port 0 picks a free one")
-}
+const metricsAddrHelp = "serve Prometheus metrics at http://HOST:PORT/metrics while the command works (docs/results.md), e.g. 127.0.0.1:9100; port 0 picks a free one"
 
 // startLive listens on addr, when given, before any work starts, so a bad
 // address or a port in use is bad input naming the flag. The caller closes
@@ -47,16 +42,4 @@ func (e *env) liveRuns() run.Live {
 		return nil
 	}
 	return e.live.Runs
-}
-
-// liveLoad wraps a load's progress report so the metrics server sees it too.
-func (e *env) liveLoad(report func(load.Progress)) func(load.Progress) {
-	if e.live == nil {
-		return report
-	}
-	l := e.live.Load
-	return func(p load.Progress) {
-		l.Observe(p)
-		report(p)
-	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/session"
 )
 
 // liveScrape fetches addr's /metrics and returns the taobench_ samples,
@@ -182,23 +183,20 @@ func TestLiveMetricsLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stopLive(e, live)
-	w, err := loadWorkload(e, "o")
+	w, err := loadWorkload(e, "o", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := openDatabase(context.Background(), db, 1)
+	s, err := openSession(context.Background(), e, "load", db, 1, session.Split{}, &cliSink{e: e})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	if err := st.Setup(context.Background(), false); err != nil {
-		t.Fatal(err)
-	}
+	defer s.Close()
 	g, err := graph.New(w, 1, 5000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := loadGraph(context.Background(), e, st, g, w, 2); err != nil {
+	if err := s.Load(context.Background(), session.LoadSpec{Workload: w, Seed: 1, Edges: 5000, Threads: 2}); err != nil {
 		t.Fatal(err)
 	}
 	m := liveScrape(t, live.Addr())

@@ -10,11 +10,14 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/taobench/taobench/livemetrics"
+	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/session"
 	_ "github.com/taobench/taobench/store/null"
 	_ "github.com/taobench/taobench/store/sqlstore"
 )
@@ -70,17 +73,26 @@ func main() {
 		signal.Reset(os.Interrupt, syscall.SIGTERM)
 		cancel(signalCause{sig})
 	}()
-	os.Exit(realMain(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	// Only the process's main sizes the Go runtime (env.sizeProcs): a
+	// command run in a test binary leaves it as it is.
+	setProcs := func(n int) { runtime.GOMAXPROCS(n) }
+	os.Exit(mainWith(ctx, os.Args[1:], os.Stdout, os.Stderr, setProcs))
 }
 
 // realMain runs one command; cancelling ctx is Ctrl-C, unless its cause is
-// a signalCause naming SIGTERM. Tests call it directly.
+// a signalCause naming SIGTERM. Tests call it directly; it never changes
+// GOMAXPROCS.
 func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return mainWith(ctx, args, stdout, stderr, nil)
+}
+
+// mainWith is realMain that sizes GOMAXPROCS with setProcs (nil: never).
+func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, setProcs func(int)) int {
 	if len(args) == 0 {
 		// The newcomer's path: the default run.
 		args = []string{"run"}
 	}
-	env := &env{stdout: stdout, stderr: stderr, launched: time.Now()}
+	env := &env{stdout: stdout, stderr: stderr, launched: time.Now(), startProcs: runtime.GOMAXPROCS(0), setProcs: setProcs}
 	var err error
 	switch args[0] {
 	case "run":
@@ -136,6 +148,10 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	var ie *session.InputError
+	if errors.As(err, &ie) {
+		return exitBadInput
+	}
 	if errors.Is(err, errInterrupted) {
 		return interruptCode(ctx)
 	}
@@ -147,13 +163,24 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 type env struct {
 	stdout, stderr io.Writer
 	launched       time.Time // for "first request issued ... after start"
-	// notedNotApplied: the workload's unapplied fields were reported.
-	notedNotApplied bool
-	// injectLatency: this run injects the workload's latency fields.
-	injectLatency bool
+	// startProcs is the GOMAXPROCS the command started with; setProcs,
+	// when set (by main only), sizes it to a run (sizeProcs).
+	startProcs int
+	setProcs   func(int)
 	// live serves --metrics-addr while a command works (live.go); nil
 	// without it.
 	live *livemetrics.Server
+}
+
+// sizeProcs sizes the Go runtime for a run of clients clients (--procs:
+// procs): idle scheduler threads spin on the cores the database needs
+// (run/procs.go, docs/performance.md). It returns the GOMAXPROCS advised.
+func (e *env) sizeProcs(procs, clients int) int {
+	n := run.AdvisedProcs(procs, clients, e.startProcs, os.Getenv("GOMAXPROCS") != "")
+	if n > 0 && e.setProcs != nil {
+		e.setProcs(n)
+	}
+	return n
 }
 
 // redactArgs masks in msg every password that a URL among args carries, as

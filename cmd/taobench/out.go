@@ -1,184 +1,44 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"strconv"
-	"syscall"
 
+	"github.com/taobench/taobench/outfile"
 	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/result"
 )
 
-// outFile is where --out writes the JSON results, checked before the run
-// starts so a typo costs seconds, not a whole run:
-//
-//   - a regular file (or a new one) is replaced atomically after each
-//     experiment: a temporary file beside it, renamed over it, so a reader
-//     never sees half a document. Symlinks are followed: the link's target is
-//     replaced and the link kept. A new file gets mode 0644 (less the umask);
-//     a replaced one keeps its mode.
-//   - the standard output or error (/dev/stdout, /dev/fd/1, /proc/self/fd/1,
-//     and 2) gets the document on the command's own stream, after the text
-//     results;
-//   - another special file (a device such as /dev/null, a named pipe) is
-//     opened and written through, never replaced.
-//
-// Streams and special files cannot be rewritten, so they get one document,
-// when the run ends (also when it is interrupted).
+// outFile is a file a command writes its results to: every --out, -o and
+// --hdr-log goes through package outfile, so all promise the same (README.md).
 type outFile struct {
-	as      string      // the command and flag, such as "run: --out", for messages
-	given   string      // as the user wrote it, for messages
-	path    string      // symlinks resolved: the file written
-	stream  io.Writer   // the command's stdout or stderr, or nil
-	special bool        // a device or named pipe: written through
-	mode    fs.FileMode // of a new file; of the file replaced when keep
-	keep    bool        // a regular file exists: its replacement keeps its mode
+	f     *outfile.File
+	given string // as the user wrote it, for messages
 }
 
-// standardStreams maps the names of the standard streams to their numbers.
-var standardStreams = map[string]int{
-	"/dev/stdout": 1, "/dev/fd/1": 1, "/proc/self/fd/1": 1,
-	"/dev/stderr": 2, "/dev/fd/2": 2, "/proc/self/fd/2": 2,
-}
-
-// checkOut checks that the results can be written to path and says how to
-// fix it when they cannot (exit status 2). An empty path writes nothing.
-func checkOut(e *env, path string) (*outFile, error) { return checkOutAs(e, "run: --out", path) }
-
-// checkOutAs is checkOut for another command or flag: as, such as
-// "merge: -o", starts its messages.
+// checkOutAs checks that path can be written before the work starts; a
+// problem is bad input naming as (such as "merge: -o") and the fix. An
+// empty path gives nil, which writes nothing.
 func checkOutAs(e *env, as, path string) (*outFile, error) {
-	if path == "" {
+	f, err := outfile.Check(as, path, e.stdout, e.stderr)
+	if err != nil {
+		return nil, badInputErr(err)
+	}
+	if f == nil {
 		return nil, nil
 	}
-	o := &outFile{as: as, given: path, mode: 0o644}
-	target, fd, err := resolveOut(path)
-	if err != nil {
-		return nil, badInput("%s %s: %v", as, path, err)
-	}
-	o.path = target
-	switch fd {
-	case 1:
-		o.stream = e.stdout
-		return o, nil
-	case 2:
-		o.stream = e.stderr
-		return o, nil
-	}
-	via := ""
-	if target != filepath.Clean(path) {
-		via = " (the target of the symlink " + path + ")"
-	}
-	fi, err := os.Stat(target)
-	switch {
-	case absent(err):
-		return o, checkOutDir(as, path, target, via)
-	case err != nil:
-		return nil, badInput("%s %s: %v", as, path, err)
-	case fi.IsDir():
-		return nil, badInput("%s %s: %s%s is a directory; give a file name, e.g. --out %s", as, path, target, via, filepath.Join(path, "results.json"))
-	case fi.Mode().IsRegular():
-		o.mode, o.keep = fi.Mode().Perm(), true
-		if f, err := os.OpenFile(target, os.O_WRONLY, 0); err != nil {
-			return nil, badInput("%s %s: %s%s cannot be written (%v); make it writable (chmod u+w %s) or choose another file", as, path, target, via, errors.Unwrap(err), target)
-		} else {
-			f.Close()
-		}
-		return o, checkOutDir(as, path, target, via)
-	case fi.Mode()&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
-		o.special = true
-		if fi.Mode()&fs.ModeNamedPipe == 0 { // opening a pipe waits for a reader
-			f, err := os.OpenFile(target, os.O_WRONLY, 0)
-			if err != nil {
-				return nil, badInput("%s %s: %s%s cannot be written (%v); choose another file", as, path, target, via, errors.Unwrap(err))
-			}
-			f.Close()
-		}
-		return o, nil
-	default:
-		return nil, badInput("%s %s: %s%s is neither a regular file nor a device or pipe; choose another file", as, path, target, via)
-	}
+	return &outFile{f: f, given: path}, nil
 }
 
-// checkOutDir checks that a file can be created beside target, as the
-// atomic replacement needs.
-func checkOutDir(as, path, target, via string) error {
-	dir := filepath.Dir(target)
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return badInput("%s %s: the directory %s%s does not exist; create it (mkdir -p %s) or choose another file", as, path, dir, via, dir)
-	case err != nil:
-		return badInput("%s %s: %v", as, path, err)
-	case !fi.IsDir():
-		return badInput("%s %s: %s%s is not a directory; choose another file", as, path, dir, via)
+// stream is the standard stream the file is, or nil.
+func (o *outFile) stream() io.Writer {
+	if o == nil {
+		return nil
 	}
-	f, err := createTemp(dir, 0o644)
-	if err != nil {
-		return badInput("%s %s: cannot create files in %s%s (%v); choose a writable directory, or make it writable (chmod u+w %s)", as, path, dir, via, errors.Unwrap(err), dir)
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
+	return o.f.Stream()
 }
 
-// absent reports whether err says a file does not exist, including because
-// a "directory" on its path is a file.
-func absent(err error) bool {
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
-}
-
-// resolveOut follows the symlinks of path, hop by hop, and returns the
-// file they lead to, or the number of the standard stream they name (else 0).
-// A path that does not exist yet resolves to itself.
-func resolveOut(path string) (string, int, error) {
-	p := filepath.Clean(path)
-	for range 40 {
-		if fd, ok := standardStreams[p]; ok {
-			return p, fd, nil
-		}
-		fi, err := os.Lstat(p)
-		if absent(err) || err == nil && fi.Mode()&fs.ModeSymlink == 0 {
-			return p, 0, nil
-		}
-		if err != nil {
-			return "", 0, err
-		}
-		t, err := os.Readlink(p)
-		if err != nil {
-			return "", 0, err
-		}
-		if !filepath.IsAbs(t) {
-			t = filepath.Join(filepath.Dir(p), t)
-		}
-		p = filepath.Clean(t)
-	}
-	return "", 0, errors.New("too many levels of symbolic links")
-}
-
-// createTemp creates a new hidden file in dir with the given mode (less
-// the umask); os.CreateTemp would make it 0600.
-func createTemp(dir string, mode fs.FileMode) (*os.File, error) {
-	for range 100 {
-		name := filepath.Join(dir, ".taobench-"+strconv.FormatUint(rand.Uint64(), 36)+".json.tmp")
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		return f, err
-	}
-	return nil, &fs.PathError{Op: "create", Path: dir, Err: syscall.EEXIST}
-}
-
-// write writes the document of the run so far. final says the run is over
-// (completed, interrupted or failed): streams and special files are written
-// only then.
+// write writes run's JSON document of the experiments so far; final says
+// the run is over (streams and devices are written only then).
 func (o *outFile) write(info *result.Run, exps []*result.Experiment, final bool) error {
 	return o.writeWith(func(w io.Writer) error { return report.WriteJSON(w, info, exps) }, final)
 }
@@ -188,44 +48,5 @@ func (o *outFile) writeWith(fn func(io.Writer) error, final bool) error {
 	if o == nil {
 		return nil
 	}
-	if o.stream != nil || o.special {
-		if !final {
-			return nil
-		}
-		w := o.stream
-		if w == nil {
-			f, err := os.OpenFile(o.path, os.O_WRONLY, 0)
-			if err != nil {
-				return fmt.Errorf("%s %s: %w", o.as, o.given, err)
-			}
-			defer f.Close()
-			w = f
-		}
-		if err := fn(w); err != nil {
-			return fmt.Errorf("%s %s: %w", o.as, o.given, err)
-		}
-		return nil
-	}
-	tmp, err := createTemp(filepath.Dir(o.path), o.mode)
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", o.as, o.given, err)
-	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	err = fn(tmp)
-	if err == nil && o.keep {
-		err = tmp.Chmod(o.mode) // the replaced file's mode, whatever the umask
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), o.path)
-	}
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", o.as, o.given, err)
-	}
-	return nil
+	return o.f.Write(fn, final)
 }

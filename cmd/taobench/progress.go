@@ -10,6 +10,8 @@ import (
 	"golang.org/x/term"
 
 	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/run"
 )
 
 // progress shows a load's progress: a bar redrawn in place on a terminal,
@@ -63,4 +65,46 @@ func (p *progress) finish() {
 	if p.drawn {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// cliSink is how a command shows a session's work: notes and load
+// progress on stderr, load progress also to the metrics server, and
+// experiments through the command's own functions (nil: nothing).
+type cliSink struct {
+	e       *env
+	bar     *progress
+	started func(k, n int, label string, x run.Experiment)
+	ended   func(done []*result.Experiment, final bool) error
+}
+
+func (c *cliSink) Note(msg string) { fmt.Fprintln(c.e.stderr, msg) }
+
+func (c *cliSink) LoadProgress(p load.Progress) {
+	if c.bar == nil {
+		c.bar = newProgress(c.e.stderr)
+	}
+	if c.e.live != nil {
+		c.e.live.Load.Observe(p)
+	}
+	c.bar.report(p)
+}
+
+func (c *cliSink) LoadEnded() {
+	if c.bar != nil {
+		c.bar.finish()
+		c.bar = nil
+	}
+}
+
+func (c *cliSink) ExperimentStarted(k, n int, label string, x run.Experiment) {
+	if c.started != nil {
+		c.started(k, n, label, x)
+	}
+}
+
+func (c *cliSink) ExperimentEnded(done []*result.Experiment, final bool) error {
+	if c.ended != nil {
+		return c.ended(done, final)
+	}
+	return nil
 }

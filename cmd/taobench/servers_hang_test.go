@@ -49,7 +49,7 @@ func TestServerHang(t *testing.T) {
 			t.Fatalf("still running a minute after the hang:\n%s", stderr)
 		}
 		took := time.Since(started)
-		r := srvResult{args, code, stdout.String(), stderr.String()}
+		r := cliResult{args, code, stdout.String(), stderr.String()}
 		// The experiment starts just after it is announced; allow 0.5 s
 		// for the announcement to reach the test on a busy machine.
 		if limit := duration + drain + time.Second + 500*time.Millisecond; took > limit {

@@ -11,7 +11,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -142,42 +141,10 @@ func (s srvServer) mysqlUser(t *testing.T, user, pw, db string) {
 	s.exec(t, s.admin, stmts...)
 }
 
-// srvResult is what one invocation of the command gave.
-type srvResult struct {
-	args           []string
-	code           int
-	stdout, stderr string
-}
-
-func (r srvResult) String() string {
-	return fmt.Sprintf("taobench %s\nexit %d\n--- stdout:\n%s--- stderr:\n%s", strings.Join(r.args, " "), r.code, r.stdout, r.stderr)
-}
-
-// srvRun runs the command. A run that hangs is interrupted (as by Ctrl-C)
-// after two minutes, so a broken test fails rather than stalls.
-func srvRun(t *testing.T, args ...string) srvResult {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	stdout, stderr := newCLISyncBuffer(""), newCLISyncBuffer("")
-	code := realMain(ctx, args, stdout, stderr)
-	return srvResult{args, code, stdout.String(), stderr.String()}
-}
-
-// srvMust runs the command and fails the test unless it exits 0.
-func srvMust(t *testing.T, args ...string) srvResult {
-	t.Helper()
-	r := srvRun(t, args...)
-	if r.code != 0 {
-		t.Fatalf("want exit 0:\n%s", r)
-	}
-	return r
-}
-
 // srvLoad loads a graph of edges edges of workload w into dbURL.
 func srvLoad(t *testing.T, dbURL, w string, edges int) {
 	t.Helper()
-	srvMust(t, "load", "--db", dbURL, "--workload", w, "--edges", strconv.Itoa(edges), "--load-threads", "2")
+	cliMust(t, "load", "--db", dbURL, "--workload", w, "--edges", strconv.Itoa(edges), "--load-threads", "2")
 }
 
 // srvDoc is the part of the JSON result file these tests read; the keys are
@@ -217,14 +184,7 @@ type srvExperiment struct {
 
 func srvReadJSON(t *testing.T, path string) (srvDoc, string) {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("result file: %v", err)
-	}
-	var d srvDoc
-	if err := json.Unmarshal(raw, &d); err != nil {
-		t.Fatalf("result file %s: %v\n%s", path, err, raw)
-	}
+	d, raw := readJSONFile[srvDoc](t, path)
 	return d, string(raw)
 }
 
@@ -296,7 +256,7 @@ func TestServerWorkloads(t *testing.T) {
 					t.Fatal(err)
 				}
 				out := filepath.Join(dir, "out.json")
-				r := srvMust(t, "run", "--db", dbURL, "--workload", w, "--experiments", exps, "--out", out)
+				r := cliMust(t, "run", "--db", dbURL, "--workload", w, "--experiments", exps, "--out", out)
 				// More clients than the server takes connections: the pool
 				// is fitted to the server, and the user is told.
 				limit, most := s.maxConnections(t), threads[len(threads)-1]
@@ -354,7 +314,7 @@ func TestServerRepeatedRuns(t *testing.T) {
 		dir := t.TempDir()
 		for i, w := range []string{"a", "o", "a", "a"} {
 			out := filepath.Join(dir, fmt.Sprintf("run%d.json", i+1))
-			r := srvMust(t, "run", "--db", dbURL, "--workload", w, "--threads", "16", "--warmup", "0", "--duration", "1s", "--out", out)
+			r := cliMust(t, "run", "--db", dbURL, "--workload", w, "--threads", "16", "--warmup", "0", "--duration", "1s", "--out", out)
 			doc, _ := srvReadJSON(t, out)
 			if len(doc.Experiments) != 1 {
 				t.Fatalf("run %d: %d experiments\n%s", i+1, len(doc.Experiments), r)
@@ -370,7 +330,7 @@ func TestServerRepeatedRuns(t *testing.T) {
 			srvConsistent(t, where, e)
 			t.Logf("%s: %s", where, srvShares(e))
 		}
-		srvMust(t, "check", "--db", dbURL)
+		cliMust(t, "check", "--db", dbURL)
 	})
 }
 
@@ -382,7 +342,7 @@ func TestServerCheck(t *testing.T) {
 		dbURL := s.fresh(t)
 		srvLoad(t, dbURL, "a", 5000)
 		out := filepath.Join(t.TempDir(), "out.json")
-		srvMust(t, "run", "--db", dbURL, "--workload", "a", "--threads", "64", "--warmup", "0", "--duration", "2s", "--out", out)
+		cliMust(t, "run", "--db", dbURL, "--workload", "a", "--threads", "64", "--warmup", "0", "--duration", "2s", "--out", out)
 		doc, _ := srvReadJSON(t, out)
 		if len(doc.Experiments) != 1 || doc.Experiments[0].Ops == 0 {
 			t.Fatalf("the run completed no requests: %+v", doc.Experiments)
@@ -392,7 +352,7 @@ func TestServerCheck(t *testing.T) {
 			t.Fatalf("no request succeeded, so nothing was written: %+v", e.Outcomes)
 		}
 		t.Logf("%s: %s", s.kind, srvShares(e))
-		r := srvMust(t, "check", "--db", dbURL)
+		r := cliMust(t, "check", "--db", dbURL)
 		if !strings.Contains(r.stdout, "every invariant holds") {
 			t.Errorf("check passed without saying so:\n%s", r)
 		}
@@ -405,7 +365,7 @@ func TestServerCheck(t *testing.T) {
 		}
 		s.exec(t, dbURL, fmt.Sprintf("INSERT INTO edges (id1, id2, type, timestamp, value, version, ukey) VALUES (%d, %d, %d, 1, '', 1, %d)",
 			id1, id2, bidir, id2))
-		r = srvRun(t, "check", "--db", dbURL)
+		r = cliRun(t, "check", "--db", dbURL)
 		if r.code == 0 {
 			t.Fatalf("check passed with an edge lacking its inverse:\n%s", r)
 		}
@@ -455,7 +415,7 @@ func TestServerCheckEdgeWrites(t *testing.T) {
 		dbURL := s.fresh(t)
 		srvLoad(t, dbURL, file, 3000)
 		out := filepath.Join(t.TempDir(), "out.json")
-		r := srvMust(t, "run", "--db", dbURL, "--workload", file, "--threads", "64", "--warmup", "0", "--duration", "2s", "--out", out)
+		r := cliMust(t, "run", "--db", dbURL, "--workload", file, "--threads", "64", "--warmup", "0", "--duration", "2s", "--out", out)
 		doc, _ := srvReadJSON(t, out)
 		if len(doc.Experiments) != 1 {
 			t.Fatalf("%d experiments\n%s", len(doc.Experiments), r)
@@ -470,7 +430,7 @@ func TestServerCheckEdgeWrites(t *testing.T) {
 		if e.Outcomes["error"] != 0 || e.Outcomes["timeout"] != 0 {
 			t.Errorf("%d errors, %d timeouts\n%s", e.Outcomes["error"], e.Outcomes["timeout"], r.stderr)
 		}
-		if c := srvMust(t, "check", "--db", dbURL); !strings.Contains(c.stdout, "every invariant holds") {
+		if c := cliMust(t, "check", "--db", dbURL); !strings.Contains(c.stdout, "every invariant holds") {
 			t.Errorf("check passed without saying so:\n%s", c)
 		}
 	})
@@ -558,7 +518,7 @@ func TestServerConnectionErrors(t *testing.T) {
 					{"check", "--db", c.url},
 				} {
 					start := time.Now()
-					r := srvRun(t, args...)
+					r := cliRun(t, args...)
 					took := time.Since(start)
 					if r.code != 2 {
 						t.Errorf("want exit 2:\n%s", r)
@@ -810,7 +770,7 @@ func TestServerOutage(t *testing.T) {
 		p.restore(t)
 		<-done
 		wall := time.Since(launched)
-		r := srvResult{args, code, stdout.String(), stderr.String()}
+		r := cliResult{args, code, stdout.String(), stderr.String()}
 		if code != 0 && code != 3 {
 			t.Fatalf("a run that kept its schedule must exit 0, or 3 if it lost more than 1%% of its requests:\n%s", r)
 		}
@@ -902,7 +862,7 @@ func TestServerPasswordRedaction(t *testing.T) {
 		withPW := srvWithPassword(t, dbURL, user, pw)
 		if s.kind == "mysql" {
 			// The password is checked: a wrong one is refused.
-			if r := srvRun(t, "check", "--db", srvWithPassword(t, dbURL, user, pw+"x")); r.code != 2 {
+			if r := cliRun(t, "check", "--db", srvWithPassword(t, dbURL, user, pw+"x")); r.code != 2 {
 				t.Fatalf("a wrong password was accepted, so this test proves less than it claims:\n%s", r)
 			}
 		}
@@ -915,7 +875,7 @@ func TestServerPasswordRedaction(t *testing.T) {
 			{"check", "--db", withPW},
 			{"schema", "--db", withPW},
 		} {
-			r := srvMust(t, args...)
+			r := cliMust(t, args...)
 			all.WriteString(r.stdout + r.stderr)
 		}
 		if strings.Contains(all.String(), pw) {
@@ -960,7 +920,7 @@ func TestServerRetries(t *testing.T) {
 			if retries != "" {
 				args = append(args, "--retries", retries)
 			}
-			r := srvMust(t, args...)
+			r := cliMust(t, args...)
 			doc, _ := srvReadJSON(t, out)
 			if len(doc.Experiments) != 1 {
 				t.Fatalf("%d experiments\n%s", len(doc.Experiments), r)

@@ -55,35 +55,6 @@ func TestCLISweepSaturates(t *testing.T) {
 	}
 }
 
-func TestParseSLA(t *testing.T) {
-	for s, want := range map[string]sla{
-		"p99<=20ms":           {text: "p99<=20ms", class: "all", metric: "p99", limit: 20000},
-		" read.p99.9 <= 1s ":  {text: "read.p99.9 <= 1s", class: "read", metric: "p999", limit: 1e6},
-		"write_txn.mean<=5ms": {text: "write_txn.mean<=5ms", class: "write_txn", metric: "mean", limit: 5000},
-		"errors<=0.1%":        {text: "errors<=0.1%", class: "all", metric: "errors", limit: 0.1},
-		"failed<=2%":          {text: "failed<=2%", class: "all", metric: "failed", limit: 2},
-	} {
-		got, err := parseSLA(s)
-		if err != nil || got != want {
-			t.Errorf("parseSLA(%q) = %+v, %v; want %+v", s, got, err, want)
-		}
-	}
-	for s, want := range map[string]string{
-		"p99<20ms":        "has no <=",
-		"p98<=20ms":       `unknown metric "p98"`,
-		"reads.p99<=1ms":  `"reads" is not a request class`,
-		"p99<=fast":       "not a positive duration",
-		"p99<=20":         "not a positive duration",
-		"errors<=0.1":     "takes a percentage",
-		"errors<=150%":    "takes a percentage",
-		"read.errors<=1%": "applies to all requests",
-	} {
-		if _, err := parseSLA(s); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("parseSLA(%q): %v, want an error saying %q", s, err, want)
-		}
-	}
-}
-
 // TestCLIRate: the rating of a store of 5 ms with 2 clients lies below
 // their capacity of 400 requests/s (above it the schedule cannot be issued;
 // the loose p99<=200ms keeps a loaded machine's pauses from failing the

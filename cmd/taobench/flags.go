@@ -1,0 +1,173 @@
+package main
+
+import (
+	"flag"
+	"time"
+
+	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/session"
+	"github.com/taobench/taobench/workload"
+)
+
+// Flag specs, one per concern: each registers its flags on a command's
+// FlagSet, with that command's defaults, and checks their values, so a
+// flag is declared and range-checked in one place. A command's messages
+// start with its name (cmd).
+
+const dbHelp = "database URL: sqlite:PATH, postgres://…, mysql://…"
+
+// dbSpec is --db.
+type dbSpec struct{ url string }
+
+func (s *dbSpec) register(fs *flag.FlagSet, def, help string) { fs.StringVar(&s.url, "db", def, help) }
+
+// graphSpec is the workload and the graph to load when the database holds
+// none: --workload (unless the command has its own), --edges,
+// --load-threads.
+type graphSpec struct {
+	workload    string
+	edges       int64
+	loadThreads int
+	edgesGiven  bool
+}
+
+func (s *graphSpec) register(fs *flag.FlagSet, withWorkload bool, defEdges int64, edgesHelp string) {
+	if withWorkload {
+		fs.StringVar(&s.workload, "workload", defaultWorkload, "built-in workload (taobench workloads) or a workload file")
+	}
+	fs.Int64Var(&s.edges, "edges", defEdges, edgesHelp)
+	fs.IntVar(&s.loadThreads, "load-threads", 2, "loaders used when the graph must be loaded first (1 to 1024)")
+}
+
+func (s *graphSpec) check(cmd string, fs *flag.FlagSet) error {
+	s.edgesGiven = setFlags(fs)["edges"]
+	switch {
+	case s.edges < 1:
+		return badInput("%s: --edges %d: give a positive number of edges", cmd, s.edges)
+	case s.loadThreads < 1 || s.loadThreads > 1024:
+		return badInput("%s: --load-threads %d: give 1 to 1024", cmd, s.loadThreads)
+	}
+	return nil
+}
+
+// of is the session's GraphSpec for workload w (and the others of a
+// ladder).
+func (s *graphSpec) of(w *workload.Workload, also ...*workload.Workload) session.GraphSpec {
+	return session.GraphSpec{Workload: w, Also: also, Edges: s.edges, EdgesGiven: s.edgesGiven, LoadThreads: s.loadThreads}
+}
+
+// runSpec is what every experiment of a command shares: --threads,
+// --warmup, --duration, --retries, --drain, --seed and, where the command
+// sizes the runtime, --procs.
+type runSpec struct {
+	threads, retries, procs int
+	warmup, duration, drain time.Duration
+	seed                    uint64
+	seedGiven               bool
+}
+
+// runDefaults are a command's defaults; procs registers --procs.
+type runDefaults struct {
+	threads                 int
+	warmup, duration, drain time.Duration
+	threadsHelp, seedHelp   string
+	procs                   bool
+}
+
+func (s *runSpec) register(fs *flag.FlagSet, d runDefaults) {
+	s.warmup, s.duration, s.drain = d.warmup, d.duration, d.drain
+	fs.IntVar(&s.threads, "threads", d.threads, d.threadsHelp)
+	fs.Var(durationFlag{&s.warmup}, "warmup", "warmup of every experiment, excluded from results (seconds or Go syntax: 10, 30s, 2m)")
+	fs.Var(durationFlag{&s.duration}, "duration", "measured time of every experiment, after its warmup (seconds or Go syntax)")
+	fs.Var(durationFlag{&s.drain}, "drain", "time requests still running at the end may take before they count as timeouts")
+	fs.IntVar(&s.retries, "retries", 10, "times a request that hit a conflict is retried (0: fail fast)")
+	fs.Uint64Var(&s.seed, "seed", 0, d.seedHelp)
+	if d.procs {
+		fs.IntVar(&s.procs, "procs", 0, "Go scheduler threads (GOMAXPROCS); 0: one per 4 clients, at most the CPUs, unless GOMAXPROCS is set")
+	}
+}
+
+// check checks the values; threads says whether --threads and --duration
+// apply (run's --experiments file replaces them). A seed not given is a
+// new one, printed by the command.
+func (s *runSpec) check(cmd string, fs *flag.FlagSet, threads bool) error {
+	switch {
+	case threads && (s.threads < 1 || s.threads > run.MaxClients):
+		return badInput("%s: --threads %d: give 1 to %d", cmd, s.threads, run.MaxClients)
+	case threads && s.duration <= 0:
+		return badInput("%s: --duration must be positive", cmd)
+	case s.warmup < 0:
+		return badInput("%s: --warmup must be 0 or more", cmd)
+	case s.drain <= 0:
+		return badInput("%s: --drain must be positive", cmd)
+	case s.retries < 0:
+		return badInput("%s: --retries %d: give 0 or more", cmd, s.retries)
+	case s.procs < 0:
+		return badInput("%s: --procs %d: give 0 (sized to the clients) or more", cmd, s.procs)
+	}
+	if s.seedGiven = setFlags(fs)["seed"]; !s.seedGiven {
+		s.seed = newSeed()
+	}
+	return nil
+}
+
+// experiment is one experiment of the flags' clients and windows at rate.
+func (s *runSpec) experiment(rate float64) run.Experiment {
+	return run.Experiment{Threads: s.threads, Warmup: s.warmup, Duration: s.duration, Rate: rate}
+}
+
+// openLoopSpec is --rate (where the command has a fixed one) and
+// --arrival.
+type openLoopSpec struct {
+	rate        float64
+	arrivalName string
+	arrival     run.Arrival
+}
+
+func (s *openLoopSpec) register(fs *flag.FlagSet, withRate bool, rateHelp string) {
+	if withRate {
+		fs.Float64Var(&s.rate, "rate", 0, rateHelp)
+	}
+	fs.StringVar(&s.arrivalName, "arrival", "poisson", "open-loop arrivals: poisson (exponential inter-arrival times) or uniform")
+}
+
+// check checks the values; rateless says the command may run open loop
+// without --rate (a file of experiments with rates, a sweep).
+func (s *openLoopSpec) check(cmd string, fs *flag.FlagSet, rateless bool) error {
+	if err := run.CheckRate(s.rate); err != nil {
+		return badInput("%s: --rate: %v", cmd, err)
+	}
+	a, err := run.ParseArrival(s.arrivalName)
+	if err != nil {
+		return badInput("%s: --arrival: %v", cmd, err)
+	}
+	if setFlags(fs)["arrival"] && s.rate == 0 && !rateless {
+		return badInput("%s: --arrival applies to open loop only: give --rate too", cmd)
+	}
+	s.arrival = a
+	return nil
+}
+
+// outSpec is --out and --metrics-addr: where the results go besides
+// standard output.
+type outSpec struct {
+	path, metricsAddr string
+}
+
+func (s *outSpec) register(fs *flag.FlagSet, help string) {
+	fs.StringVar(&s.path, "out", "", help+"; README.md says how files, symlinks and devices are written")
+	fs.StringVar(&s.metricsAddr, "metrics-addr", "", metricsAddrHelp)
+}
+
+// open checks --out (out.go), "-" being standard output.
+func (s *outSpec) open(e *env, cmd string) (*outFile, error) {
+	path := s.path
+	if path == "-" {
+		path = "/dev/stdout"
+	}
+	o, err := checkOutAs(e, cmd+": --out", path)
+	if o != nil {
+		o.given = s.path
+	}
+	return o, err
+}

@@ -1,0 +1,173 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/taobench/taobench/driver"
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/workload"
+)
+
+// GraphSeed is the seed of a graph loaded because a database held none.
+const GraphSeed = 1
+
+// GraphSpec says which graph a run needs.
+type GraphSpec struct {
+	// Workload is the run's: a database with no graph gets its graph of
+	// Edges edges (so does a store that keeps no data), and the graph found
+	// must suit it.
+	Workload *workload.Workload
+	// Also are more workloads the graph must suit (a ladder's steps).
+	Also []*workload.Workload
+	// Edges sizes the graph to load; with EdgesGiven, a graph found must
+	// have as many.
+	Edges      int64
+	EdgesGiven bool
+	// LoadThreads loaders load it (0: 2).
+	LoadThreads int
+}
+
+// Graph returns the graph the session's database holds and the workload it
+// was loaded with, loading spec.Workload's graph first when it
+// holds none. A database holds one graph, loaded once; a run takes its
+// request mix from its own workload. A store that keeps no data (null) gets
+// spec.Workload's graph, computed. Drivers of a split run (Options.Split)
+// never load: each would load all of it.
+func (s *Session) Graph(ctx context.Context, spec GraphSpec) (*graph.Graph, *workload.Workload, error) {
+	w, n := spec.Workload, s.opts.Name
+	db, ok := s.Database()
+	if !ok {
+		g, err := graph.New(w, GraphSeed, spec.Edges)
+		if err != nil {
+			return nil, nil, badInputErr(err)
+		}
+		return g, w, nil
+	}
+	if err := db.Setup(ctx, false); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", n, err) // Setup's errors name the URL
+	}
+	g, loaded, err := load.Loaded(ctx, db)
+	graphOf := w
+	switch {
+	case errors.Is(err, load.ErrNoGraph):
+		if d := s.opts.Split.Driver; d.Many() {
+			return nil, nil, badInput("%s: --driver %s: %s holds no graph, and drivers do not load one (each would load all of it): load it first, once (taobench load) or in parts (taobench load --driver I/N), then start the drivers", n, d, s.url)
+		}
+		if g, err = graph.New(w, GraphSeed, spec.Edges); err != nil {
+			return nil, nil, badInputErr(err)
+		}
+		s.sink.Note(fmt.Sprintf("%s holds no graph yet: loading workload %s's (%d edges, graph seed %d)", s.url, w.Name, spec.Edges, GraphSeed))
+		if err := s.LoadGraph(ctx, g, w, spec.LoadThreads, driver.Single); err != nil {
+			return nil, nil, err
+		}
+	case err != nil:
+		return nil, nil, badInput("%s: %s: %v", n, s.url, err)
+	default:
+		graphOf = loaded
+		if spec.EdgesGiven && spec.Edges != g.Edges() {
+			return nil, nil, badInput("%s: %s holds workload %s's graph of %d edges, not %d: drop --edges, or load another with taobench load --drop --edges %d", n, s.url, loaded.Name, g.Edges(), spec.Edges, spec.Edges)
+		}
+	}
+	for _, x := range append([]*workload.Workload{w}, spec.Also...) {
+		if err := g.Compatible(x, graphOf.Name); err != nil {
+			return nil, nil, badInput("%s: %s: %v", n, s.url, err)
+		}
+	}
+	return g, graphOf, nil
+}
+
+// LoadGraph writes g, or part d of it, into the session's database,
+// reporting progress to the sink.
+func (s *Session) LoadGraph(ctx context.Context, g *graph.Graph, w *workload.Workload, threads int, d driver.Driver) error {
+	db, err := s.needDatabase()
+	if err != nil {
+		return err
+	}
+	if threads < 1 {
+		threads = 2
+	}
+	if d.Many() {
+		s.sink.Note(fmt.Sprintf("loading part %s of workload %s's graph (%d nodes, about %d edges, in all) with %d loader(s)", d, w.Name, g.Nodes(), g.Edges(), threads))
+	} else {
+		s.sink.Note(fmt.Sprintf("loading %d nodes (about %d edges) of workload %s's graph with %d loader(s)", g.Nodes(), g.Edges(), w.Name, threads))
+	}
+	res, err := load.Load(ctx, db, g, g.Meta(w), load.Options{Threads: threads, Report: s.sink.LoadProgress, Version: s.opts.Version, Part: d.Index, Parts: d.N()})
+	s.sink.LoadEnded()
+	if err != nil {
+		return interrupted(ctx, err)
+	}
+	secs := res.Elapsed.Seconds()
+	rate := float64(res.Rows) / max(secs, 1e-9)
+	if !d.Many() {
+		s.sink.Note(fmt.Sprintf("loaded %d rows (%d nodes) in %.1fs: %.0f rows/s", res.Rows, res.Nodes, secs, rate))
+		return nil
+	}
+	s.sink.Note(fmt.Sprintf("loaded part %s: %d rows (%d nodes) in %.1fs: %.0f rows/s", d, res.Rows, res.Nodes, secs, rate))
+	if res.Complete {
+		s.sink.Note("every part of the graph is loaded: the graph is complete")
+	} else {
+		s.sink.Note(fmt.Sprintf("the graph is complete when part(s) %s are loaded too", res.Missing))
+	}
+	return nil
+}
+
+// LoadSpec is what Load loads.
+type LoadSpec struct {
+	Workload *workload.Workload
+	Seed     uint64
+	Edges    int64
+	Threads  int
+	// Drop replaces whatever graph the database holds.
+	Drop bool
+	// Part is the part this loader writes; driver.Single: all of it.
+	Part driver.Driver
+}
+
+// Load loads the graph of spec into the session's database: nothing when
+// it holds it already, the rest of an interrupted load, or one part of a
+// graph several loaders load together.
+func (s *Session) Load(ctx context.Context, spec LoadSpec) error {
+	n := s.opts.Name
+	if spec.Part.N() == 0 {
+		spec.Part = driver.Single
+	}
+	if spec.Part.Many() && spec.Drop {
+		return badInput("%s: --drop with --driver %s would drop the rows the other loaders are writing: drop the old graph once first (a fresh database, or DROP TABLE objects, edges, taobench_meta, taobench_counter), then start every loader without --drop", n, spec.Part)
+	}
+	g, err := graph.New(spec.Workload, spec.Seed, spec.Edges)
+	if err != nil {
+		return badInputErr(err)
+	}
+	db, err := s.needDatabase()
+	if err != nil {
+		return err
+	}
+	if err := db.Setup(ctx, spec.Drop); err != nil {
+		return fmt.Errorf("%s: %w", n, err) // Setup's errors name the URL
+	}
+	meta, err := db.Meta(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: reading what %s holds: %w", n, s.url, err)
+	}
+	if len(meta) > 0 {
+		if err := g.CheckMeta(meta); err != nil {
+			return badInput("%s: %s already holds a different graph: %v (add --drop to replace it)", n, s.url, err)
+		}
+		if meta[graph.MetaState] != graph.StateLoading {
+			s.sink.Note(fmt.Sprintf("%s already holds this graph (%d edges, seed %d, workload %s); nothing to do (add --drop to load it afresh)", s.url, spec.Edges, spec.Seed, spec.Workload.Name))
+			return nil
+		}
+		if !spec.Part.Many() {
+			s.sink.Note(fmt.Sprintf("%s holds an interrupted load of this graph: resuming it", s.url))
+		}
+	}
+	if spec.Part.Many() {
+		if err := load.CheckParts(meta, spec.Part.N()); err != nil {
+			return badInput("%s: %s: %v", n, s.url, err)
+		}
+	}
+	return s.LoadGraph(ctx, g, spec.Workload, spec.Threads, spec.Part)
+}

@@ -1,0 +1,190 @@
+package session
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/workload"
+)
+
+// Meta is what a run's metadata is made of.
+type Meta struct {
+	// Workloads are the run's, in order (a ladder's steps may have
+	// several); the graph's is GraphOf.
+	Workloads []*workload.Workload
+	GraphOf   string
+	Graph     *graph.Graph
+	// Seed is the run's request seed; Retries its retries.
+	Seed    uint64
+	Retries int
+	// InjectLatency: the run applies the workloads' latency fields.
+	InjectLatency bool
+}
+
+// RunInfo builds the run's metadata for its results, started now.
+func (s *Session) RunInfo(m Meta) *result.Run {
+	var names, na []string
+	seen := map[string]bool{}
+	for _, w := range m.Workloads {
+		if !seen[w.Name] {
+			seen[w.Name] = true
+			names = append(names, w.Name)
+			na = appendNew(na, NotApplied(w, m.InjectLatency)...)
+		}
+	}
+	info := &result.Run{
+		Database:      s.url,
+		Workload:      strings.Join(names, ","),
+		GraphWorkload: m.GraphOf,
+		GraphSeed:     m.Graph.Seed(),
+		Seed:          m.Seed,
+		Edges:         m.Graph.Edges(),
+		Retries:       m.Retries,
+		Started:       time.Now().UTC(),
+		Version:       s.opts.Version,
+		Revision:      s.opts.Revision,
+		NotApplied:    na,
+	}
+	s.opts.Split.tag(info)
+	return info
+}
+
+func appendNew(list []string, add ...string) []string {
+	for _, a := range add {
+		found := false
+		for _, x := range list {
+			found = found || x == a
+		}
+		if !found {
+			list = append(list, a)
+		}
+	}
+	return list
+}
+
+// LatencyFields names the injected-latency fields w gives, in field order.
+func LatencyFields(w *workload.Workload) []string {
+	var names []string
+	for _, f := range []struct {
+		name string
+		d    workload.Dist[time.Duration]
+	}{{"read_operation_latency", w.ReadLatency}, {"write_operation_latency", w.WriteLatency}, {"write_txn_latency", w.WriteTxnLatency}} {
+		if len(f.d.Values) > 0 {
+			names = append(names, f.name)
+		}
+	}
+	return names
+}
+
+// NotApplied lists the fields of w a run does not apply: the latency
+// fields unless it injects latency, then the workload's own list.
+func NotApplied(w *workload.Workload, inject bool) []string {
+	var names []string
+	if !inject {
+		names = LatencyFields(w)
+	}
+	return append(names, w.NotApplied...)
+}
+
+// Step varies one experiment of a Plan.
+type Step struct {
+	// Label names the step for the sink, such as "hold 5ms".
+	Label string
+	// Workload replaces the plan's for this step, when set.
+	Workload *workload.Workload
+	// Wrap, when set, wraps the store the step runs on; it is called just
+	// before the step starts.
+	Wrap func(store.Store) store.Store
+}
+
+// Plan is a list of experiments on one graph.
+type Plan struct {
+	// Config is what every experiment shares. Its Store defaults to the
+	// session's; Seed is the run's: experiment k draws its own stream,
+	// run.ExperimentSeed(Seed, k). Run and FirstClient are set per
+	// experiment.
+	Config run.Config
+	// Experiments are the whole run's; with drivers (Options.Split) this
+	// process runs its share of each.
+	Experiments []run.Experiment
+	// Steps, when given, vary the experiments one by one.
+	Steps []Step
+}
+
+// Run runs the plan's experiments in order, each with a run number of its
+// own, reporting each to the sink as it ends (incremental output). Ctrl-C
+// (ctx) stops it with the experiments done so far and ErrInterrupted.
+func (s *Session) Run(ctx context.Context, p Plan) ([]*result.Experiment, error) {
+	sp := s.opts.Split
+	mine, firsts, err := sp.Share(s.opts.Name, p.Experiments)
+	if err != nil {
+		return nil, err
+	}
+	var done []*result.Experiment
+	for k, x := range mine {
+		cfg := p.Config
+		var step Step
+		if k < len(p.Steps) {
+			step = p.Steps[k]
+		}
+		if step.Workload != nil {
+			cfg.Workload = step.Workload
+		}
+		s.sink.ExperimentStarted(k, len(mine), step.Label, x)
+		cfg.FirstClient = firsts[k]
+		if cfg.Store == nil {
+			cfg.Store = s.st
+		}
+		if cfg.Run, err = s.ReserveRun(ctx, k); err != nil {
+			return done, err
+		}
+		if note := sp.waitNote(time.Now(), x.At); note != "" {
+			s.sink.Note(note)
+		}
+		if step.Wrap != nil {
+			cfg.Store = step.Wrap(cfg.Store)
+		}
+		cfg.Seed = run.ExperimentSeed(p.Config.Seed, k)
+		res, err := run.Do(ctx, cfg, x)
+		if err != nil {
+			return done, badInputErr(err)
+		}
+		sp.tagExperiment(res, p.Experiments[k])
+		if note := sp.lateNote(k, res); note != "" {
+			s.sink.Note(note)
+		}
+		done = append(done, res)
+		stop := res.Interrupted || ctx.Err() != nil
+		if err := s.sink.ExperimentEnded(done, stop || k == len(mine)-1); err != nil {
+			return done, err
+		}
+		if stop {
+			return done, ErrInterrupted
+		}
+	}
+	return done, nil
+}
+
+// Experiment runs one experiment, number k of a run whose request seed is
+// cfg.Seed, with a run number of its own: a probe of a sweep or a rating,
+// whose next rate depends on this one's result. The sink is not told.
+func (s *Session) Experiment(ctx context.Context, cfg run.Config, k int, x run.Experiment) (*result.Experiment, error) {
+	if cfg.Store == nil {
+		cfg.Store = s.st
+	}
+	var err error
+	if cfg.Run, err = s.ReserveRun(ctx, k); err != nil {
+		return nil, err
+	}
+	cfg.Seed = run.ExperimentSeed(cfg.Seed, k)
+	res, err := run.Do(ctx, cfg, x)
+	if err != nil {
+		return nil, badInputErr(err)
+	}
+	return res, nil
+}

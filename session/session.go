@@ -1,0 +1,160 @@
+// Package session is taobench's work behind its command: open a database
+// (or take a store.Store value, as sql.OpenDB takes a connector), find the
+// graph it holds or load one, reserve run numbers, build a run's metadata
+// and run experiments, reporting through a Sink. The command parses flags
+// and prints; another Go program can drive the same work without it.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/store"
+)
+
+// ErrInterrupted is returned, wrapped, when the context ended a command's
+// work early; what was measured until then has been reported.
+var ErrInterrupted = errors.New("interrupted")
+
+// InputError is an error in what the caller gave (a workload, a size, a
+// database that holds another graph): fixing the input fixes it. The
+// command exits 2 on it.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+func badInput(format string, args ...any) error {
+	return &InputError{fmt.Errorf(format, args...)}
+}
+
+func badInputErr(err error) error { return &InputError{err} }
+
+// Sink receives what a session has to say while it works. The command's
+// printing and the live metrics server implement it; Discard ignores all.
+type Sink interface {
+	// Note is a line for a person: what is loaded, what is waited for.
+	Note(msg string)
+	// LoadProgress reports a graph load as it goes; LoadEnded follows the
+	// last report.
+	LoadProgress(p load.Progress)
+	LoadEnded()
+	// ExperimentStarted opens experiment k (from 0) of n; label names it
+	// (a step of a ladder) or is "".
+	ExperimentStarted(k, n int, label string, x run.Experiment)
+	// ExperimentEnded gets each experiment's result as it ends, with all
+	// results so far; final says no experiment follows. An error stops the
+	// run.
+	ExperimentEnded(done []*result.Experiment, final bool) error
+}
+
+// Discard is a Sink that ignores everything.
+var Discard Sink = discard{}
+
+type discard struct{}
+
+func (discard) Note(string)                                        {}
+func (discard) LoadProgress(load.Progress)                         {}
+func (discard) LoadEnded()                                         {}
+func (discard) ExperimentStarted(int, int, string, run.Experiment) {}
+func (discard) ExperimentEnded([]*result.Experiment, bool) error   { return nil }
+
+// Options configure a session; the zero value works (the null sink, one
+// driver, two loaders).
+type Options struct {
+	// Name starts the session's messages, such as "run" or "experiment
+	// lock-hold".
+	Name string
+	// Clients sizes the store's pool when the session opens it.
+	Clients int
+	// Sink receives notes, load progress and experiments; nil: Discard.
+	Sink Sink
+	// Split is this process's share of a run split across drivers; the
+	// zero value is the whole run.
+	Split Split
+	// Version and Revision are recorded in results and the graph's record.
+	Version, Revision string
+}
+
+// Session is one database (or store) and the graph it holds.
+type Session struct {
+	st    store.Store
+	url   string // redacted
+	opts  Options
+	sink  Sink
+	owned bool // Close closes st
+}
+
+// Open opens the store of a URL (sqlite:PATH, postgres://..., mysql://...,
+// null) registered in store.Default. A failure to connect is an
+// InputError; no message shows the URL's password.
+func Open(ctx context.Context, url string, opts Options) (*Session, error) {
+	st, err := store.Default.Open(ctx, url, store.Options{Clients: opts.Clients})
+	if err != nil {
+		return nil, badInputErr(err)
+	}
+	s := New(st, store.Redact(url), opts)
+	s.owned = true
+	return s, nil
+}
+
+// New makes a session on a store the caller opened and closes; name
+// identifies it in messages and results (a redacted URL, say).
+func New(st store.Store, name string, opts Options) *Session {
+	sink := opts.Sink
+	if sink == nil {
+		sink = Discard
+	}
+	return &Session{st: st, url: name, opts: opts, sink: sink}
+}
+
+// Store is the session's store.
+func (s *Session) Store() store.Store { return s.st }
+
+// Name is the database as messages and results show it, password redacted.
+func (s *Session) Name() string { return s.url }
+
+// Database is the store as a database, when it keeps data.
+func (s *Session) Database() (store.Database, bool) {
+	db, ok := s.st.(store.Database)
+	return db, ok
+}
+
+// Notes are what the store says about how it opened, such as a pool
+// smaller than the clients.
+func (s *Session) Notes() []string {
+	if n, ok := s.st.(interface{ Notes() []string }); ok {
+		return n.Notes()
+	}
+	return nil
+}
+
+// Close closes the store when Open opened it.
+func (s *Session) Close() error {
+	if !s.owned {
+		return nil
+	}
+	return s.st.Close()
+}
+
+// needDatabase returns the store as a database, or an InputError saying a
+// database URL is needed.
+func (s *Session) needDatabase() (store.Database, error) {
+	db, ok := s.Database()
+	if !ok {
+		return nil, badInput("%s: %s keeps no data; give a database URL (sqlite:PATH, postgres://..., mysql://...)", s.opts.Name, s.url)
+	}
+	return db, nil
+}
+
+// interrupted wraps err from work the context cut short.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("%w: %v", ErrInterrupted, err)
+	}
+	return err
+}

@@ -1,0 +1,130 @@
+package session
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/tao"
+)
+
+// The tables the command prints, for any program that wants them.
+
+// WriteHoldTable prints the lock-hold table.
+func WriteHoldTable(w io.Writer, info *result.Run, rows []HoldRow) {
+	fmt.Fprintf(w, "lock hold time (TAOBench §6.2, Fig. 12): workload %s on %s, %d edges, retries %d\n", info.Workload, info.Database, info.Edges, info.Retries)
+	fmt.Fprintln(w, "conflict %: writes that met a lock conflict (object or association; any attempt); timeout %, failed %: final outcome of writes")
+	if len(rows) > 0 && rows[0].TargetRate > 0 {
+		fmt.Fprintf(w, "open loop at %s req/s offered; latency from each request's intended start; * marks a step whose clients could not issue that rate (raise --threads)\n", strconv.FormatFloat(rows[0].TargetRate, 'f', -1, 64))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "hold\twrites\treq/s\tconflict %\tobj conflict %\tassoc conflict %\ttimeout %\tfailed %\tp50 ms\tp99 ms\t")
+	for _, r := range rows {
+		hold := r.Hold
+		if !r.Reached {
+			hold += "*"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%.2f\t\n", hold, r.Writes, r.Throughput,
+			r.ConflictPct, r.ObjConflictPct, r.AssocConflict, r.TimeoutPct, r.FailedPct, r.P50Ms, r.P99Ms)
+	}
+	tw.Flush()
+}
+
+// WriteWaitTable prints the precondition-wait table.
+func WriteWaitTable(w io.Writer, info *result.Run, threads int, rows []WaitRow) {
+	fmt.Fprintf(w, "precondition wait (TAOBench §6.3, Fig. 13): workload %s on %s, %d edges, %d threads, retries %d\n",
+		info.Workload, info.Database, info.Edges, threads, info.Retries)
+	fmt.Fprintln(w, "failed %: writes with a version precondition that failed on it, by the wait drawn; ratio: to the first positive wait's")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "wait\tpreconditioned\tfailed\tfailed %\tratio\t")
+	for _, r := range rows {
+		ratio := "-"
+		if r.Ratio > 0 {
+			ratio = fmt.Sprintf("%.2f", r.Ratio)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%s\t\n", r.Wait, r.Checked, r.Failed, r.FailedPct, ratio)
+	}
+	tw.Flush()
+}
+
+// WriteCompareTable prints the compare table: names are the steps, series
+// the latencies' (LatencyOf).
+func WriteCompareTable(w io.Writer, info *result.Run, names []string, rows []CompareRow, series string) {
+	fmt.Fprintf(w, "compare (TAOBench Tables 6, 7): %s on %s, %d edges, retries %d; latency of %s requests\n",
+		strings.Join(names, " vs "), info.Database, info.Edges, info.Retries, series)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "metric\t" + strings.Join(names, "\t") + "\t"
+	for _, n := range names[1:] {
+		head += "% diff " + n + "\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, r := range rows {
+		line := r.Metric + "\t"
+		for _, v := range r.Values {
+			line += fmt.Sprintf("%.3f\t", v)
+		}
+		for _, d := range r.DiffPct {
+			if math.IsNaN(d) {
+				line += "-\t"
+			} else {
+				line += fmt.Sprintf("%+.1f%%\t", d)
+			}
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+}
+
+// OpenLoopNote says, under a table of open-loop steps, what load was
+// offered and which steps' clients could not issue it: their latencies
+// then include queueing for a client as well as for the database.
+func OpenLoopNote(w io.Writer, done []*result.Experiment, names []string) {
+	if len(done) == 0 || done[0].OpenLoop.Rate == 0 {
+		return
+	}
+	var short []string
+	for i, x := range done {
+		if !x.OpenLoop.Reached() {
+			short = append(short, fmt.Sprintf("%s (%d of %d scheduled requests not issued)", names[i], x.OpenLoop.NotIssued, x.OpenLoop.Scheduled))
+		}
+	}
+	fmt.Fprintf(w, "open loop at %s req/s offered (%s arrivals); latency from each request's intended start\n",
+		strconv.FormatFloat(done[0].OpenLoop.Rate, 'f', -1, 64), done[0].OpenLoop.Arrival)
+	if len(short) > 0 {
+		fmt.Fprintf(w, "rate not reached, raise --threads: %s\n", strings.Join(short, "; "))
+	}
+}
+
+// WriteSweepHeader and WriteSweepRow print the sweep's table: latencies in
+// ms from the intended start, p50/p99/p99.9 for all requests and per class.
+func WriteSweepHeader(w io.Writer) {
+	fmt.Fprintf(w, "%10s %10s %6s %7s %7s %9s  %-22s", "target/s", "achieved/s", "ok", "errors%", "failed%", "contend%", "all p50/p99/p99.9 ms")
+	for c := range tao.NumClasses {
+		fmt.Fprintf(w, "  %-22s", c.String()+" p50/p99/p99.9")
+	}
+	fmt.Fprintln(w)
+}
+
+func WriteSweepRow(w io.Writer, r Row) {
+	ok := "yes"
+	if !r.Reached {
+		ok = "NO"
+	}
+	fmt.Fprintf(w, "%10.0f %10.1f %6s %7.3f %7.3f %9.4f  %-22s", r.Target, r.Achieved, ok, r.ErrorsPct, r.FailedPct, r.ContentionPct, triple(r.All))
+	for c := range tao.NumClasses {
+		fmt.Fprintf(w, "  %-22s", triple(r.Classes[c]))
+	}
+	fmt.Fprintln(w)
+}
+
+func triple(st metrics.LatencyStats) string {
+	if st.Count == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f/%.2f/%.2f", st.P50/1000, st.P99/1000, st.P999/1000)
+}
