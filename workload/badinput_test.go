@@ -222,3 +222,37 @@ func TestByteOrderMark(t *testing.T) {
 		t.Errorf("a BOM on line 3: %v", err)
 	}
 }
+
+// TestControlCharacters: a name or description holding what a terminal
+// acts on (ESC, BEL, C1, a bidirectional override) is refused at the line
+// that gives it, since commands echo both; a name taken from the file name
+// is shown escaped instead.
+func TestControlCharacters(t *testing.T) {
+	for _, c := range []struct{ name, line string }{
+		{"ESC and BEL in the name", "name evil\x1b]0;pwned\x07x"},
+		{"CSI in the description", "description clear\x1b[2J screen"},
+		{"C1 in the name", "name a\u009b31m"},
+		{"DEL in the name", "name a\x7f"},
+		{"bidi override in the name", "name a\u202ecod.exe"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(minimalNative+c.line+"\n"), "w.workload")
+			field, _, _ := strings.Cut(c.line, " ")
+			badInputError(t, err, "w.workload", 3, `field "`+field+`"`, "control character", "remove it")
+			if msg := err.Error(); strings.ContainsAny(msg, "\x1b\x07\x7f") || strings.ContainsRune(msg, '\u009b') || strings.ContainsRune(msg, '\u202e') {
+				t.Errorf("the message holds the raw character: %q", msg)
+			}
+		})
+	}
+	path := filepath.Join(t.TempDir(), "x\x1b[31m.workload")
+	if err := os.WriteFile(path, []byte(minimalNative), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Name != `x\x1b[31m` {
+		t.Errorf("name from the file name %q, want it escaped", w.Name)
+	}
+}
