@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 )
 
@@ -254,5 +255,50 @@ func TestControlCharacters(t *testing.T) {
 	}
 	if w.Name != `x\x1b[31m` {
 		t.Errorf("name from the file name %q, want it escaped", w.Name)
+	}
+}
+
+// TestLineEndings: CR-only line endings (and a mix of all three) read as
+// \n does, in both formats, with errors at the right line; they used to
+// make the whole file one line whose fields were all "missing".
+func TestLineEndings(t *testing.T) {
+	orig := withLine(origLines, len(origLines), "")
+	sniff := func(r io.Reader, f string) (*Workload, error) { b, _ := io.ReadAll(r); return parseBytes(b, f) }
+	for _, c := range []struct {
+		name  string
+		parse func(io.Reader, string) (*Workload, error)
+		text  string
+	}{
+		{"native", Parse, minimalNative},
+		{"original", ParseOriginal, orig},
+		{"sniffed native", sniff, minimalNative},
+		{"sniffed original", sniff, orig},
+	} {
+		want, err := c.parse(strings.NewReader(c.text), "w")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		lines := strings.SplitAfter(c.text, "\n")
+		mixed := ""
+		for i, l := range lines {
+			mixed += strings.TrimSuffix(l, "\n") + []string{"\r", "\r\n", "\n"}[i%3]
+		}
+		for _, v := range []string{strings.ReplaceAll(c.text, "\n", "\r"), "\ufeff" + strings.ReplaceAll(c.text, "\n", "\r"), mixed} {
+			got, err := c.parse(strings.NewReader(v), "w")
+			if err != nil {
+				t.Errorf("%s: %q: %v", c.name, v[:12], err)
+				continue
+			}
+			if d := diff(want, got); d != "" {
+				t.Errorf("%s: %q differs:\n%s", c.name, v[:12], d)
+			}
+		}
+	}
+	// Line numbers count each ending once, a \r\n split across reads
+	// included (one byte at a time).
+	for _, end := range []string{"\r", "\r\n"} {
+		text := strings.ReplaceAll(minimalNative+"\nread_tiers nowhere:1\n", "\n", end)
+		_, err := Parse(iotest.OneByteReader(strings.NewReader(text)), "w")
+		badInputError(t, err, "w", 4, `field "read_tiers"`)
 	}
 }
