@@ -302,3 +302,25 @@ func TestLineEndings(t *testing.T) {
 		badInputError(t, err, "w", 4, `field "read_tiers"`)
 	}
 }
+
+// TestDuplicateKey: a key given twice in one original-format line is
+// refused naming the key and the line, whichever copy is the broken one;
+// encoding/json alone keeps the last silently.
+func TestDuplicateKey(t *testing.T) {
+	for _, c := range []struct{ name, line, key string }{
+		{"weights twice, last wins", `{"name": "remote_shards", "weights": [1, 2], "weights": [3]}`, `"weights"`},
+		{"name twice, first broken", `{"name": "bogus", "name": "primary_shards", "weights": [1]}`, `"name"`},
+		{"name twice, last broken", `{"name": "primary_shards", "name": "bogus", "weights": [1]}`, `"name"`},
+		{"differing in case", `{"name": "primary_shards", "Name": "remote_shards", "weights": [1]}`, `"Name"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseOriginal(strings.NewReader(withLine(origLines, 2, c.line)), "w.json")
+			badInputError(t, err, "w.json", 3, "key "+c.key+" given twice", "keep one")
+		})
+	}
+	// Keys inside values are not the object's.
+	line := `{"name": "edge_types", "values": ["unique", "bidirectional", "other"], "weights": [1, 2, 3]}`
+	if _, err := ParseOriginal(strings.NewReader(withLine(origLines, 2, line)), "w.json"); err != nil {
+		t.Fatal(err)
+	}
+}
