@@ -75,6 +75,11 @@ type Options struct {
 	// DDL needs no connection may then open nothing and create nothing (an
 	// SQLite file, say).
 	SchemaOnly bool
+	// MustExist says the caller only reads what an earlier load wrote
+	// (info, check): a store that would create its database on open (an
+	// SQLite file, say) refuses one that is missing instead, naming it and
+	// the load that creates it.
+	MustExist bool
 }
 
 // OpenFunc opens a store for a URL of its scheme.
