@@ -168,6 +168,44 @@ func TestServer(t *testing.T) {
 	}
 }
 
+// TestListenLoopbackDefault: an address with no host binds loopback only
+// and says nothing; an all-interfaces host is bound as asked, with a note
+// that says so.
+func TestListenLoopbackDefault(t *testing.T) {
+	for _, c := range []struct {
+		addr, host string
+		loud       bool
+	}{
+		{":0", "127.0.0.1", false},
+		{"127.0.0.1:0", "127.0.0.1", false},
+		{"0.0.0.0:0", "0.0.0.0", true},
+		{"[::]:0", "::", true},
+	} {
+		s, err := Listen(c.addr)
+		if err != nil {
+			if c.host == "::" {
+				t.Logf("Listen(%q): %v (no IPv6 here)", c.addr, err)
+				continue
+			}
+			t.Fatal(err)
+		}
+		host, port, _ := net.SplitHostPort(s.Addr())
+		note := s.Note()
+		s.Close()
+		if ip := net.ParseIP(host); host != c.host && !(c.loud && ip != nil && ip.IsUnspecified()) {
+			t.Errorf("Listen(%q) bound %s, want host %s", c.addr, s.Addr(), c.host)
+		}
+		switch {
+		case c.loud && !strings.Contains(note, "every network interface"):
+			t.Errorf("Listen(%q): note %q does not say it listens on every interface", c.addr, note)
+		case c.loud && !strings.Contains(note, "127.0.0.1:"+port):
+			t.Errorf("Listen(%q): note %q does not give the loopback address", c.addr, note)
+		case !c.loud && note != "":
+			t.Errorf("Listen(%q): note %q, want none", c.addr, note)
+		}
+	}
+}
+
 // BenchmarkObserve measures the live counters' cost per sample, in batches
 // of 64 as clients hand them over; metrics.BenchmarkRecordBatch is the
 // recorders' cost for the same batches.

@@ -32,21 +32,35 @@ type Server struct {
 	ln   net.Listener
 	srv  *http.Server
 	done chan error
+	note string
 }
 
 // Listen binds addr (HOST:PORT; port 0 picks a free one) at once, so a bad
 // address or a port in use is reported before any work starts, and serves
 // /metrics there in the background.
+//
+// The server speaks plain HTTP with no authentication, so an address with
+// no host (":9100") binds loopback only, not every interface as net.Listen
+// would. An all-interfaces host (0.0.0.0, ::) is honoured, and Note then
+// says so for the command to print.
 func Listen(addr string) (*Server, error) {
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return nil, fmt.Errorf("%q: want HOST:PORT, such as 127.0.0.1:9100 or :9100: %v", addr, err)
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("%q: want HOST:PORT, such as 127.0.0.1:9100: %v", addr, err)
 	}
-	ln, err := net.Listen("tcp", addr)
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
 	if err != nil {
 		return nil, err
 	}
 	reg := prometheus.NewRegistry()
 	s := &Server{Runs: NewRuns(), Load: NewLoad(), ln: ln, done: make(chan error, 1)}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		_, bound, _ := net.SplitHostPort(s.Addr())
+		s.note = fmt.Sprintf("metrics server at %s listens on every network interface, over plain HTTP without authentication: anyone who reaches this host can read the metrics; give 127.0.0.1:%s, or this host's own address on a trusted network, unless that is meant", s.Addr(), bound)
+	}
 	reg.MustRegister(s.Runs, s.Load,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -59,6 +73,10 @@ func Listen(addr string) (*Server, error) {
 
 // Addr is the address the server listens on, with the port it got.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
+
+// Note is a warning for the operator when the server listens on every
+// interface (0.0.0.0 or ::), empty otherwise. The command prints it.
+func (s *Server) Note() string { return s.note }
 
 // Close stops the server, letting a scrape in progress finish for up to a
 // second.

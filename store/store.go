@@ -75,6 +75,11 @@ type Options struct {
 	// DDL needs no connection may then open nothing and create nothing (an
 	// SQLite file, say).
 	SchemaOnly bool
+	// MustExist says the caller only reads what an earlier load wrote
+	// (info, check): a store that would create its database on open (an
+	// SQLite file, say) refuses one that is missing instead, naming it and
+	// the load that creates it.
+	MustExist bool
 }
 
 // OpenFunc opens a store for a URL of its scheme.
@@ -124,11 +129,14 @@ func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Store, e
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
 		word, query, _ := strings.Cut(raw, "?")
-		if word != "" && !strings.ContainsAny(word, ":/") {
+		switch {
+		case isSchemeName(word):
 			// A bare word such as "null" names a scheme with no address;
 			// it may take options ("null?delay=2ms").
 			u = &url.URL{Scheme: word, RawQuery: query}
-		} else {
+		case strings.Contains(word, "="):
+			return nil, fmt.Errorf("database URL %q: a key/value connection string is not taken; write it as a URL, e.g. postgres://user@host:5432/db?sslmode=require", Redact(raw))
+		default:
 			return nil, fmt.Errorf("database URL %q: not a URL; use e.g. sqlite:taobench.db, postgres://user@host:5432/db or mysql://user@host:3306/db", Redact(raw))
 		}
 	}
@@ -136,8 +144,12 @@ func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Store, e
 	open, ok := r.schemes[u.Scheme]
 	r.mu.RUnlock()
 	if !ok {
-		// A bare word is its own scheme, and may be "null?password=...".
-		return nil, fmt.Errorf("database URL %q: unknown scheme %q; known: %s", Redact(raw), Redact(u.Scheme), strings.Join(r.Schemes(), ", "))
+		if u.Opaque != "" && strings.Contains(raw, "@") {
+			// user:pw@host/db or a go-sql-driver DSN: url.Parse took the
+			// user name for the scheme.
+			return nil, fmt.Errorf("database URL %q: no scheme; start it with one, e.g. postgres://user@host:5432/db or mysql://user@host:3306/db (known: %s)", Redact(raw), strings.Join(r.Schemes(), ", "))
+		}
+		return nil, fmt.Errorf("database URL %q: unknown scheme %q; known: %s", Redact(raw), u.Scheme, strings.Join(r.Schemes(), ", "))
 	}
 	if opts.Clients < 1 {
 		opts.Clients = 1
@@ -154,9 +166,16 @@ func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Store, e
 // /45@h/db. So when an @ follows such a character, everything from the
 // first : of the user info to the last @ of the URL is masked, even if that
 // hides a port and path in a URL whose query holds an @.
+//
+// Strings that are not URLs are masked too, as their drivers would read
+// them: a libpq key/value string's password (host=h password=pw), and in a
+// URL typed without its scheme (user:pw@host/db) or a go-sql-driver DSN
+// (user:pw@tcp(host)/db), everything from the first : to the last @.
 func Redact(raw string) string {
-	s := raw
-	if start := authorityStart(s); start >= 0 {
+	s := redactKeywords(raw)
+	if start := authorityStart(s); start < 0 {
+		s = redactOpaque(s)
+	} else {
 		if at := strings.LastIndexByte(s, '@'); at >= start {
 			userinfo := s[start:at]
 			_, err := url.Parse(s)
@@ -199,6 +218,108 @@ func Redact(raw string) string {
 }
 
 const redactMask = "xxxxx"
+
+// isSchemeName reports whether s is a URL scheme (RFC 3986: a letter, then
+// letters, digits, + - or .), so a bare word can name one.
+func isSchemeName(s string) bool {
+	for i, c := range s {
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// redactOpaque masks the password of a string with no authority that holds
+// user info: user:pw@host:5432/db (a URL without its scheme, which url.Parse
+// reads as scheme "user"), user:pw@tcp(host:3306)/db (a go-sql-driver DSN)
+// or mysql:user:pw@... Everything from the first : to the last @ goes,
+// since such a password may hold @ and / unescaped (the driver splits at
+// the last @ before the last /); this may hide a user name or a path too,
+// which is the safe side. A : past the first ? is in the query, whose
+// passwords redactQuery masks.
+func redactOpaque(s string) string {
+	at := strings.LastIndexByte(s, '@')
+	if at < 0 {
+		return s
+	}
+	c := strings.IndexByte(s[:at], ':')
+	if c < 0 {
+		return s
+	}
+	if q := strings.IndexByte(s, '?'); q >= 0 && q < c {
+		return s
+	}
+	return s[:c+1] + redactMask + s[at:]
+}
+
+// redactKeywords masks the value of every password or sslpassword keyword
+// of a libpq key/value string (host=h password=pw dbname=d), read as libpq
+// reads it: keywords start the string or follow white space, white space
+// may surround the =, and a value is either a word up to the next white
+// space or 'quoted' with \' and \\ escapes (up to the end when unclosed).
+func redactKeywords(s string) string {
+	var b strings.Builder
+	i := 0 // s[:i] is written to b or will be
+	for j := 0; j < len(s); j++ {
+		if j > 0 && !isSpace(s[j-1]) {
+			continue
+		}
+		k := j
+		for _, key := range []string{"sslpassword", "password"} {
+			if len(s)-j >= len(key) && strings.EqualFold(s[j:j+len(key)], key) {
+				k = j + len(key)
+				break
+			}
+		}
+		if k == j {
+			continue
+		}
+		for k < len(s) && isSpace(s[k]) {
+			k++
+		}
+		if k == len(s) || s[k] != '=' {
+			continue
+		}
+		k++
+		for k < len(s) && isSpace(s[k]) {
+			k++
+		}
+		end := k
+		if end < len(s) && s[end] == '\'' {
+			for end++; end < len(s) && s[end] != '\''; end++ {
+				if s[end] == '\\' {
+					end++
+				}
+			}
+			end = min(end+1, len(s))
+		} else {
+			for end < len(s) && !isSpace(s[end]) {
+				end++
+			}
+		}
+		if end == k {
+			continue
+		}
+		b.WriteString(s[i:k])
+		b.WriteString(redactMask)
+		i = end
+		j = end - 1
+	}
+	if i == 0 {
+		return s
+	}
+	b.WriteString(s[i:])
+	return b.String()
+}
+
+// isSpace is libpq's white space (isspace in the C locale).
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
 
 // authorityStart returns the offset of the authority of raw, after its
 // "scheme://" or leading "//", or -1 when it has none.

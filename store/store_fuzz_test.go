@@ -89,7 +89,7 @@ func hasPassword(raw string) bool {
 }
 
 // FuzzRedact: Redact never panics, is idempotent, returns a URL without a
-// password as it is, and what it returns does not depend on the password
+// password (no @, no password= anywhere) as it is, and what it returns does not depend on the password
 // of the URL's user info (as url.Parse reads it) and holds no password
 // query parameter.
 func FuzzRedact(f *testing.F) {
@@ -99,7 +99,7 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("Redact is not idempotent: %q -> %q -> %q", raw, r, r2)
 		}
 		checkRedacted(t, raw, r)
-		if !strings.Contains(raw, "@") && !hasPassword(raw) && r != raw {
+		if !strings.Contains(raw, "@") && !hasPassword(raw) && !strings.Contains(strings.ToLower(raw), "password") && r != raw {
 			t.Fatalf("Redact(%q) = %q; a URL without a password should stay as it is", raw, r)
 		}
 	})
@@ -191,5 +191,81 @@ func FuzzOpen(f *testing.F) {
 		case got.opts.Clients != 1:
 			t.Fatalf("Open(%q) with 0 clients gave the store %d", raw, got.opts.Clients)
 		}
+	})
+}
+
+// checkHidden asserts that Redact(raw) is what Redact gives with the
+// password replaced by the mask (so it does not depend on it), and that it
+// does not show pw unless the masked form shows it too.
+func checkHidden(t *testing.T, raw, masked, pw string) {
+	t.Helper()
+	r, r0 := store.Redact(raw), store.Redact(masked)
+	if r != r0 {
+		t.Fatalf("Redact(%q) = %q; with the password %q masked it is %q", raw, r, pw, r0)
+	}
+	if !strings.Contains(r0, pw) && strings.Contains(r, pw) {
+		t.Fatalf("Redact(%q) = %q shows the password %q", raw, r, pw)
+	}
+	if r2 := store.Redact(r); r2 != r {
+		t.Fatalf("Redact is not idempotent: %q -> %q -> %q", raw, r, r2)
+	}
+}
+
+// FuzzRedactSchemeless: a URL typed without its scheme,
+// user:PASSWORD@rest, the password with any characters, never shows it.
+func FuzzRedactSchemeless(f *testing.F) {
+	f.Add("user", "s3cret", "localhost:5432/db")
+	f.Add("u", "p@ss/w?rd#", "h/db?sslmode=disable")
+	f.Fuzz(func(t *testing.T, user, pw, rest string) {
+		// With pw after "//", user:pw@rest is a URL with an authority,
+		// whose password FuzzRedactPassword covers.
+		if strings.ContainsAny(user, ":@?") || strings.Contains(rest, "@") || pw == "" || strings.HasPrefix(pw, "//") {
+			return
+		}
+		checkHidden(t, user+":"+pw+"@"+rest, user+":"+mask+"@"+rest, pw)
+	})
+}
+
+// FuzzRedactDSN: a go-sql-driver DSN, user:PASSWORD@net(addr)/db?params,
+// never shows the password, which may hold any character.
+func FuzzRedactDSN(f *testing.F) {
+	f.Add("root", "s3cret", "tcp", "localhost:3306", "db", "parseTime=true")
+	f.Add("u", "p@ss/w:rd", "unix", "/run/mysqld.sock", "", "")
+	f.Fuzz(func(t *testing.T, user, pw, network, addr, db, params string) {
+		if strings.ContainsAny(user, ":@?") || strings.Contains(network+addr+db+params, "@") || pw == "" || strings.HasPrefix(pw, "//") {
+			return
+		}
+		tail := "@" + network + "(" + addr + ")/" + db
+		if params != "" {
+			tail += "?" + params
+		}
+		checkHidden(t, user+":"+pw+tail, user+":"+mask+tail, pw)
+	})
+}
+
+// FuzzRedactKeyValue: a libpq key/value string, pre password=PASSWORD
+// post, never shows the password, written as a word or 'quoted' with its
+// quotes and backslashes escaped.
+func FuzzRedactKeyValue(f *testing.F) {
+	f.Add("host=localhost", "s3cret", "dbname=x", false)
+	f.Add("", "it's a secret", "", true)
+	f.Add("user=u", "a=b@c:d", "host=h", false)
+	f.Fuzz(func(t *testing.T, pre, pw, post string, quote bool) {
+		if pw == "" {
+			return
+		}
+		if pre != "" {
+			pre += " "
+		}
+		if post != "" {
+			post = " " + post
+		}
+		value := pw
+		if quote {
+			value = "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(pw) + "'"
+		} else if strings.IndexFunc(pw, func(r rune) bool { return strings.ContainsRune(" \t\n\v\f\r", r) }) >= 0 || pw[0] == '\'' {
+			return // libpq would read another value
+		}
+		checkHidden(t, pre+"password="+value+post, pre+"password="+mask+post, pw)
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf8"
 )
 
@@ -220,5 +221,106 @@ func TestByteOrderMark(t *testing.T) {
 	_, err := Parse(bytes.NewReader([]byte(minimalNative+"\ufeffread_tiers db:1\n")), "w")
 	if err == nil || !strings.Contains(err.Error(), `w:3: field "\ufeffread_tiers": unknown field`) {
 		t.Errorf("a BOM on line 3: %v", err)
+	}
+}
+
+// TestControlCharacters: a name or description holding what a terminal
+// acts on (ESC, BEL, C1, a bidirectional override) is refused at the line
+// that gives it, since commands echo both; a name taken from the file name
+// is shown escaped instead.
+func TestControlCharacters(t *testing.T) {
+	for _, c := range []struct{ name, line string }{
+		{"ESC and BEL in the name", "name evil\x1b]0;pwned\x07x"},
+		{"CSI in the description", "description clear\x1b[2J screen"},
+		{"C1 in the name", "name a\u009b31m"},
+		{"DEL in the name", "name a\x7f"},
+		{"bidi override in the name", "name a\u202ecod.exe"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(minimalNative+c.line+"\n"), "w.workload")
+			field, _, _ := strings.Cut(c.line, " ")
+			badInputError(t, err, "w.workload", 3, `field "`+field+`"`, "control character", "remove it")
+			if msg := err.Error(); strings.ContainsAny(msg, "\x1b\x07\x7f") || strings.ContainsRune(msg, '\u009b') || strings.ContainsRune(msg, '\u202e') {
+				t.Errorf("the message holds the raw character: %q", msg)
+			}
+		})
+	}
+	path := filepath.Join(t.TempDir(), "x\x1b[31m.workload")
+	if err := os.WriteFile(path, []byte(minimalNative), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Name != `x\x1b[31m` {
+		t.Errorf("name from the file name %q, want it escaped", w.Name)
+	}
+}
+
+// TestLineEndings: CR-only line endings (and a mix of all three) read as
+// \n does, in both formats, with errors at the right line; they used to
+// make the whole file one line whose fields were all "missing".
+func TestLineEndings(t *testing.T) {
+	orig := withLine(origLines, len(origLines), "")
+	sniff := func(r io.Reader, f string) (*Workload, error) { b, _ := io.ReadAll(r); return parseBytes(b, f) }
+	for _, c := range []struct {
+		name  string
+		parse func(io.Reader, string) (*Workload, error)
+		text  string
+	}{
+		{"native", Parse, minimalNative},
+		{"original", ParseOriginal, orig},
+		{"sniffed native", sniff, minimalNative},
+		{"sniffed original", sniff, orig},
+	} {
+		want, err := c.parse(strings.NewReader(c.text), "w")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		lines := strings.SplitAfter(c.text, "\n")
+		mixed := ""
+		for i, l := range lines {
+			mixed += strings.TrimSuffix(l, "\n") + []string{"\r", "\r\n", "\n"}[i%3]
+		}
+		for _, v := range []string{strings.ReplaceAll(c.text, "\n", "\r"), "\ufeff" + strings.ReplaceAll(c.text, "\n", "\r"), mixed} {
+			got, err := c.parse(strings.NewReader(v), "w")
+			if err != nil {
+				t.Errorf("%s: %q: %v", c.name, v[:12], err)
+				continue
+			}
+			if d := diff(want, got); d != "" {
+				t.Errorf("%s: %q differs:\n%s", c.name, v[:12], d)
+			}
+		}
+	}
+	// Line numbers count each ending once, a \r\n split across reads
+	// included (one byte at a time).
+	for _, end := range []string{"\r", "\r\n"} {
+		text := strings.ReplaceAll(minimalNative+"\nread_tiers nowhere:1\n", "\n", end)
+		_, err := Parse(iotest.OneByteReader(strings.NewReader(text)), "w")
+		badInputError(t, err, "w", 4, `field "read_tiers"`)
+	}
+}
+
+// TestDuplicateKey: a key given twice in one original-format line is
+// refused naming the key and the line, whichever copy is the broken one;
+// encoding/json alone keeps the last silently.
+func TestDuplicateKey(t *testing.T) {
+	for _, c := range []struct{ name, line, key string }{
+		{"weights twice, last wins", `{"name": "remote_shards", "weights": [1, 2], "weights": [3]}`, `"weights"`},
+		{"name twice, first broken", `{"name": "bogus", "name": "primary_shards", "weights": [1]}`, `"name"`},
+		{"name twice, last broken", `{"name": "primary_shards", "name": "bogus", "weights": [1]}`, `"name"`},
+		{"differing in case", `{"name": "primary_shards", "Name": "remote_shards", "weights": [1]}`, `"Name"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := ParseOriginal(strings.NewReader(withLine(origLines, 2, c.line)), "w.json")
+			badInputError(t, err, "w.json", 3, "key "+c.key+" given twice", "keep one")
+		})
+	}
+	// Keys inside values are not the object's.
+	line := `{"name": "edge_types", "values": ["unique", "bidirectional", "other"], "weights": [1, 2, 3]}`
+	if _, err := ParseOriginal(strings.NewReader(withLine(origLines, 2, line)), "w.json"); err != nil {
+		t.Fatal(err)
 	}
 }

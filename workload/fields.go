@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taobench/taobench/internal/termsafe"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -335,7 +336,9 @@ func build(entries []*entry, file string) (*Workload, error) {
 	applyDefaults(w, seen)
 	if w.Name == "" && file != "" {
 		base := filepath.Base(file)
-		w.Name = strings.TrimSuffix(base, filepath.Ext(base))
+		// A file name may hold what a workload name must not (see
+		// Validate); it is shown escaped rather than refused.
+		w.Name = termsafe.Escape(strings.TrimSuffix(base, filepath.Ext(base)))
 	}
 	if err := w.Validate(); err != nil {
 		line := 0

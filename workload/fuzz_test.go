@@ -41,8 +41,8 @@ func checkError(t *testing.T, err error, file string, data []byte, given func(fi
 		t.Fatalf("message of %d bytes: %.300s...", len(msg), msg)
 	case !utf8.ValidString(msg) || strings.ContainsRune(msg, 0):
 		t.Fatalf("message carries raw bytes: %q", msg)
-	case e.Line < 0 || e.Line > bytes.Count(data, []byte("\n"))+1:
-		t.Fatalf("line %d, but the input has %d: %s", e.Line, bytes.Count(data, []byte("\n"))+1, msg)
+	case e.Line < 0 || e.Line > bytes.Count(lfOnly(data), []byte("\n"))+1:
+		t.Fatalf("line %d, but the input has %d: %s", e.Line, bytes.Count(lfOnly(data), []byte("\n"))+1, msg)
 	case e.Line == 0 && e.Field == "":
 		t.Fatalf("error names neither a line nor a field: %s", msg)
 	case e.Line == 0 && given(e.Field):
@@ -50,10 +50,16 @@ func checkError(t *testing.T, err error, file string, data []byte, given func(fi
 	}
 }
 
+// lfOnly returns data with its line endings (\r\n, \r, \n) as the parsers
+// read them: \n.
+func lfOnly(data []byte) []byte {
+	return bytes.ReplaceAll(bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+}
+
 // nativeGiven reports whether a native file has a line for field.
 func nativeGiven(data []byte) func(string) bool {
 	return func(field string) bool {
-		for _, line := range strings.Split(string(data), "\n") {
+		for _, line := range strings.Split(string(lfOnly(data)), "\n") {
 			if line == "" || line[0] == ' ' || line[0] == '\t' {
 				continue
 			}
@@ -68,7 +74,7 @@ func nativeGiven(data []byte) func(string) bool {
 // originalGiven reports whether an original file has a line for field.
 func originalGiven(data []byte) func(string) bool {
 	return func(field string) bool {
-		for _, line := range strings.Split(string(data), "\n") {
+		for _, line := range strings.Split(string(lfOnly(data)), "\n") {
 			var obj struct{ Name string }
 			if json.Unmarshal([]byte(line), &obj) == nil && obj.Name == field {
 				return true
@@ -151,7 +157,7 @@ func FuzzParseOriginal(f *testing.F) {
 
 // FuzzLoad: reading a file's bytes (what Load and Resolve do after
 // reading the file) picks the format by the first non-blank byte; a
-// leading byte order mark and CRLF line ends change nothing.
+// leading byte order mark and CRLF or CR line ends change nothing.
 func FuzzLoad(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		const file = "fuzz.workload"
@@ -174,6 +180,9 @@ func FuzzLoad(f *testing.F) {
 			crlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
 			w3, err3 := parseBytes(append([]byte("\ufeff"), crlf...), file)
 			same(t, "with a BOM and CRLF line ends", w, err, w3, err3)
+			cr := bytes.ReplaceAll(data, []byte("\n"), []byte("\r"))
+			w4, err4 := parseBytes(cr, file)
+			same(t, "with CR line ends", w, err, w4, err4)
 		}
 	})
 }

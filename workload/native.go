@@ -31,10 +31,45 @@ type lineReader struct {
 }
 
 func newLineReader(r io.Reader, file string) *lineReader {
-	return &lineReader{r: bufio.NewReaderSize(r, 64<<10), file: file}
+	return &lineReader{r: bufio.NewReaderSize(&crReader{r: r}, 64<<10), file: file}
 }
 
-// next returns the next line without its line ending (\n or \r\n) and, on
+// crReader turns every line ending, \n, \r\n or a lone \r (classic Mac OS,
+// and what some tools still write), into \n. Without it a file with CR
+// endings was one long line, and the parser reported the fields on it
+// missing.
+type crReader struct {
+	r      io.Reader
+	afterC bool // the last byte read was \r: a \n now ends the same line
+}
+
+func (c *crReader) Read(p []byte) (int, error) {
+	for {
+		n, err := c.r.Read(p)
+		w := 0
+		for _, b := range p[:n] {
+			switch {
+			case b == '\n' && c.afterC:
+				c.afterC = false
+				continue
+			case b == '\r':
+				b = '\n'
+				c.afterC = true
+			default:
+				c.afterC = false
+			}
+			p[w] = b
+			w++
+		}
+		// A read of only the \n of a \r\n gives nothing; read on rather
+		// than return 0 bytes with no error.
+		if w > 0 || n == 0 || err != nil {
+			return w, err
+		}
+	}
+}
+
+// next returns the next line without its line ending (\n, \r\n or \r) and, on
 // the first line, without a UTF-8 byte order mark. It returns io.EOF after
 // the last line. The line is valid until the next call.
 func (lr *lineReader) next() ([]byte, error) {
@@ -59,7 +94,6 @@ func (lr *lineReader) next() ([]byte, error) {
 	}
 	lr.n++
 	line := bytes.TrimSuffix(lr.buf, []byte("\n"))
-	line = bytes.TrimSuffix(line, []byte("\r"))
 	if lr.n == 1 {
 		// Any number of byte order marks: Load already took one off, so
 		// a file must read the same with one more or one less.

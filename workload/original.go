@@ -56,6 +56,11 @@ func originalLine(line []byte, n int) (*entry, error) {
 		Values  json.RawMessage `json:"values"`
 		Weights json.RawMessage `json:"weights"`
 	}
+	if k, ok := duplicateKey(line); ok {
+		// encoding/json keeps the last silently, and an error would then
+		// name whatever the copies broke, not the copies.
+		return nil, errorf("", "key %s given twice in one object; keep one. %s", quote(k), lineShape)
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&obj); err != nil {
@@ -215,6 +220,33 @@ func impliedHint(field string) string {
 
 // isOriginal reports whether data looks like the original format: its first
 // non-blank byte opens a JSON object.
+// duplicateKey returns a key that the JSON object in line gives twice, as
+// encoding/json matches keys to fields: without regard to case. On invalid
+// JSON it returns false and leaves the error to the decoder.
+func duplicateKey(line []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		k, ok := t.(string)
+		if err != nil || !ok {
+			return "", false
+		}
+		if seen[strings.ToLower(k)] {
+			return k, true
+		}
+		seen[strings.ToLower(k)] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
+}
+
 func isOriginal(data []byte) bool {
 	s := strings.TrimLeft(string(data), " \t\r\n\ufeff")
 	return strings.HasPrefix(s, "{")

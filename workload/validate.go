@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taobench/taobench/internal/termsafe"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -31,6 +32,11 @@ func (w *Workload) Validate() error {
 	for _, s := range []struct{ field, v string }{{"name", w.Name}, {"description", w.Description}} {
 		if strings.ContainsAny(s.v, "\r\n") {
 			return errorf(s.field, "contains a line break; keep it on one line")
+		}
+		if !termsafe.Safe(s.v) {
+			// Commands print names and descriptions to terminals, which
+			// act on escape sequences (ESC, BEL, ...) instead of showing them.
+			return errorf(s.field, "%q holds a control character or invalid UTF-8; terminals act on these rather than show them: remove it", cut(s.v))
 		}
 	}
 	if err := checkDist("operations", w.Requests, "give the weights of read, write, read_txn and write_txn", func(c tao.Class) string {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"modernc.org/sqlite"
 
@@ -45,16 +46,28 @@ func openSQLite(ctx context.Context, u *url.URL, raw string, opts store.Options)
 	if opts.SchemaOnly {
 		return &schemaOnly{name: name, schema: sqliteDialect().schema}, nil
 	}
-	if err := writable(path); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("%s: creating the directory: %w", name, err)
+	// A URI filename, so a ? or # in the path is part of it, not the
+	// start of the driver's parameters.
+	dsn := sqliteURI(path) + "?"
+	if opts.MustExist {
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: %s does not exist: load a graph into it first (taobench load --db sqlite:%s), or give the path of one loaded before", name, path, path)
+		}
+		// mode=rw: should the file go after the check, SQLite fails
+		// rather than create an empty one.
+		dsn += "mode=rw&"
+	} else {
+		if err := writable(path); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("%s: creating the directory: %w", name, err)
+		}
 	}
 	// WAL lets readers run beside the one writer; BEGIN IMMEDIATE takes the
 	// write lock at the start of a write transaction, so it never fails
 	// halfway on a lock upgrade.
-	w, err := sql.Open("sqlite", path+"?_txlock=immediate&_busy_timeout=10000&_journal_mode=WAL&_synchronous=NORMAL")
+	w, err := sql.Open("sqlite", dsn+"_txlock=immediate&_busy_timeout=10000&_journal_mode=WAL&_synchronous=NORMAL")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -62,9 +75,9 @@ func openSQLite(ctx context.Context, u *url.URL, raw string, opts store.Options)
 	w.SetMaxIdleConns(1)
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("%s: cannot open the file: %w", name, err)
+		return nil, sqliteOpenError(name, path, err)
 	}
-	r, err := sql.Open("sqlite", path+"?_busy_timeout=10000&_query_only=1")
+	r, err := sql.Open("sqlite", dsn+"_busy_timeout=10000&_query_only=1")
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -86,6 +99,55 @@ func openSQLite(ctx context.Context, u *url.URL, raw string, opts store.Options)
 		return nil
 	}
 	return &DB{d: b.d, b: b, name: name}, nil
+}
+
+// sqliteURI returns path as an SQLite URI filename (https://sqlite.org/uri.html),
+// through which SQLite reads parameters such as mode; % ? and # in the
+// path are escaped.
+func sqliteURI(path string) string {
+	esc := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(path))
+	if strings.HasPrefix(esc, "/") {
+		return "file://" + esc // file:///abs/path: an empty authority
+	}
+	return "file:" + esc
+}
+
+// sqliteOpenError explains a failed open of the SQLite file at path, whose
+// raw codes (14, 4874) say little to an operator.
+func sqliteOpenError(name, path string, err error) error {
+	var e *sqlite.Error
+	code := 0
+	if errors.As(err, &e) {
+		code = e.Code()
+	}
+	dir := filepath.Dir(path)
+	if msg := explainOpen(code, path, dir, dirWritable(dir), freeBytes(dir)); msg != "" {
+		return fmt.Errorf("%s: %s (%v)", name, msg, err)
+	}
+	return fmt.Errorf("%s: cannot open the file: %w", name, err)
+}
+
+// fullBelow is the free space under which an I/O error at open is taken
+// for a full disk: SQLite needs a few pages and the -shm file (32 KiB).
+const fullBelow = 1 << 20
+
+// explainOpen says what an open that failed with SQLite result code code
+// means for the file at path in dir, given whether dir is writable and how
+// many bytes are free there (-1 when unknown); "" when it has nothing to
+// add.
+func explainOpen(code int, path, dir string, dirOK bool, free int64) string {
+	switch code & 0xff {
+	case sqliteCantOpen:
+		if !dirOK {
+			return fmt.Sprintf("cannot create the database in %s: the directory is not writable (permissions, or a read-only file system); make it writable or give a path in a writable directory", dir)
+		}
+		return fmt.Sprintf("cannot open %s: check that it is a regular file taobench may read and write", path)
+	case sqliteIOErr, sqliteFull:
+		if 0 <= free && free < fullBelow {
+			return fmt.Sprintf("the disk holding %s is full (%d bytes free): free space there or give a path on another disk", dir, free)
+		}
+	}
+	return ""
 }
 
 // writable checks that taobench can write an existing SQLite file and
@@ -122,6 +184,9 @@ const (
 	sqliteBusy          = 5
 	sqliteLocked        = 6
 	sqliteInterrupt     = 9
+	sqliteIOErr         = 10
+	sqliteFull          = 13
+	sqliteCantOpen      = 14
 	sqliteConstraintPK  = 1555
 	sqliteConstraintUnq = 2067
 )
