@@ -365,6 +365,33 @@ func TestOutdegreeCap(t *testing.T) {
 	}
 }
 
+// TestLargestOutdegree pins the largest outdegrees docs/graph.md quotes
+// (the same for every seed): a change to the graph's sizes must update them.
+func TestLargestOutdegree(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		edges   int64
+		largest int
+	}{
+		{"a", 50_000, 2_734}, {"a", 200_000, 8_934}, {"a", 1_000_000, 39_100}, {"a", 10_000_000, 100_000},
+		{"o", 50_000, 3_707}, {"o", 200_000, 12_067}, {"o", 1_000_000, 40_694}, {"o", 10_000_000, 100_000},
+		{"linkbench", 50_000, 5_001}, {"linkbench", 200_000, 20_001}, {"linkbench", 1_000_000, 50_001}, {"linkbench", 10_000_000, 100_000},
+	} {
+		g, err := graph.New(builtin(t, c.name), 3, c.edges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		largest := 0
+		for s := range g.Shards() {
+			// Ranks ascend with outdegree: a shard's last is its largest.
+			largest = max(largest, g.NodeAtRank(s, g.ShardNodes(s)-1).Degree)
+		}
+		if largest != c.largest || largest > g.MaxOutdegree() {
+			t.Errorf("%s at %d edges: largest outdegree %d (cap %d), docs/graph.md says %d", c.name, c.edges, largest, g.MaxOutdegree(), c.largest)
+		}
+	}
+}
+
 func TestNewID(t *testing.T) {
 	seen := map[int64]bool{}
 	for _, f := range [][4]int64{{0, 0, 0, 0}, {49, 0, 0, 0}, {3, 1, 0, 0}, {3, 0, 1, 0}, {3, 0, 0, 1}, {3, 1<<20 - 1, 4095, 1<<24 - 1}} {
