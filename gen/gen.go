@@ -25,7 +25,9 @@ const DefaultRangeLimit = 6000
 
 // Tries bound the redraws the generator makes before it settles.
 const (
-	listTries = 32 // nodes drawn to find a list of the wanted size
+	listTries   = 32 // nodes drawn to find a list of the wanted size
+	climbShards = 4  // shards climbed (climb) when those draws find no edge
+	topScan     = 64 // a shard's highest-outdegree nodes climb looks through
 
 	// newUniqueTypes is how many unique types past a node's preallocated
 	// ones a new unique add chooses among, so adds rarely meet each other.
@@ -579,16 +581,45 @@ func (gen *Generator) popular(shard int, linked bool) graph.Node {
 	return gen.g.NodeAtRank(shard, start+int64(gen.rng.Uint64N(uint64(ends[k]-start))))
 }
 
-// withEdges draws a popular node with a written edge of category c; after
-// listTries it settles for the last drawn.
+// withEdges draws a popular node with a written edge of category c. When
+// listTries draws find none (few nodes of a small shard hold c), it climbs
+// the shard's outdegree ranks, where lists are longer, then tries other
+// shards; only if none of them holds such an edge does it settle for the
+// last node drawn, which has none.
 func (gen *Generator) withEdges(shard int, c tao.EdgeCategory) graph.Node {
 	var n graph.Node
 	for range listTries {
 		if n = gen.popular(shard, true); n.Written[c] > 0 {
-			break
+			return n
 		}
 	}
+	for range climbShards {
+		if m, ok := gen.climb(shard, c); ok {
+			return m
+		}
+		shard = gen.otherShard(shard)
+	}
 	return n
+}
+
+// climb looks for a node of shard with a written edge of category c at
+// ever higher outdegree ranks, each drawn uniformly above the last (about
+// log2 of the shard's nodes draws), then among the topScan highest.
+func (gen *Generator) climb(shard int, c tao.EdgeCategory) (graph.Node, bool) {
+	n := gen.g.ShardNodes(shard)
+	for lo := int64(0); lo < n; {
+		r := lo + int64(gen.rng.Uint64N(uint64(n-lo)))
+		if m := gen.g.NodeAtRank(shard, r); m.Written[c] > 0 {
+			return m, true
+		}
+		lo = r + 1
+	}
+	for r := n - 1; r >= max(0, n-topScan); r-- {
+		if m := gen.g.NodeAtRank(shard, r); m.Written[c] > 0 {
+			return m, true
+		}
+	}
+	return graph.Node{}, false
 }
 
 // list draws a list of category c for a list read: the node, and the list

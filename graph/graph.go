@@ -19,7 +19,7 @@ import (
 
 // FormatVersion changes whenever the same (workload, seed, edges) would give
 // a different graph, so an old load is never taken for a new one.
-const FormatVersion = "2"
+const FormatVersion = "3"
 
 // Loaded times are Unix seconds in [TimeBase, TimeBase+TimeSpan).
 const (
@@ -90,6 +90,10 @@ func New(w *workload.Workload, seed uint64, edges int64) (*Graph, error) {
 	}
 	if edges < 1 {
 		return nil, fmt.Errorf("graph of %d edges: give a positive --edges", edges)
+	}
+	if edges > maxEdges {
+		// Degree sums of larger graphs could overflow while New fits them.
+		return nil, fmt.Errorf("graph of %d edges: taobench computes graphs of up to %d edges; give fewer --edges", edges, int64(maxEdges))
 	}
 	g := &Graph{seed: seed, key: dist.Hash(seed, 0x6772617068, 2, 0), edges: edges, shards: w.Shards(), empty: w.EmptySlots}
 	g.maxDeg = int(min(edges/10+1, math.MaxInt32))
@@ -193,57 +197,170 @@ func (g *Graph) meanDegree() float64 {
 	return m
 }
 
-// place chooses each shard's node count in proportion to primary, so that
-// the expected forward edges are g.edges, and builds the per-shard tables.
+// sizeTolerance is how far from the requested size the node count alone
+// may leave the expected edges before New lowers the outdegree cap to close
+// the gap; maxSizeError is how far it may stay when nothing closes it.
+const (
+	sizeTolerance = 1e-3
+	maxSizeError  = 0.01
+	maxEdges      = 1 << 50
+)
+
+// place chooses each shard's node count in proportion to primary, and the
+// outdegree cap, so that the expected forward edges are g.edges, and builds
+// the per-shard tables. The degree sum is a step function of the node
+// count: a node that enters a piece of the tail adds its whole outdegree,
+// up to a tenth of a small graph. So New finds the node count where the sum
+// crosses the target and, if that still misses by more than sizeTolerance,
+// lowers the cap (which moves the sum by the few nodes at it) to meet it.
 func (g *Graph) place(primary []float64) error {
 	sum := 0.0
 	for _, x := range primary {
 		sum += x
 	}
+	cum := make([]float64, len(primary))
+	acc := 0.0
+	for s, x := range primary {
+		acc += x
+		cum[s] = acc / sum
+	}
+	cum[len(cum)-1] = 1
 	perNode := (1 - g.empty) * g.meanDegree()
 	if !(perNode > 0) {
 		return fmt.Errorf("the outdegree and empty_slots give no edges; give outdegree weight to values above 0")
 	}
-	capDeg := g.maxDeg
-	total := float64(g.edges) / perNode
-	for range 40 {
-		g.allocate(total, primary, sum)
-		g.maxDeg = min(capDeg, g.fitDegree())
-		e := g.expectedEdges()
-		if math.Abs(e-float64(g.edges)) <= 1e-4*float64(g.edges) || e == 0 {
-			break
-		}
-		total *= float64(g.edges) / e
+	capCeil := g.maxDeg
+	target := float64(g.edges) / (1 - g.empty) // the degree sum that writes g.edges
+	// sumAt places about n nodes with the largest cap they allow.
+	sumAt := func(n int64) int64 {
+		g.allocate(n, cum)
+		g.maxDeg = min(capCeil, g.fitDegree())
+		return g.degreeSum()
 	}
-	if g.expectedEdges() == 0 {
+	tooBig := func() bool { return slices.Max(g.nodes) >= MaxNodesPerShard }
+	lo := max(1, int64(min(float64(g.edges)/perNode, MaxNodesPerShard/2)))
+	hi := lo
+	for lo > 1 && float64(sumAt(lo)) >= target {
+		lo = lo * 7 / 8
+	}
+	for float64(sumAt(hi)) < target {
+		if tooBig() {
+			return g.errTooBig()
+		}
+		hi += hi/8 + 1
+	}
+	// Invariant from here: sumAt(lo) < target <= sumAt(hi), or lo is 1.
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		if float64(sumAt(mid)) >= target {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	type fit struct {
+		n   int64
+		cap int
+		sum int64
+	}
+	off := func(f fit) float64 { return math.Abs(float64(f.sum) - target) }
+	// tune returns the nearest fit of about n nodes: with the largest cap,
+	// or with the cap lowered (the sum rises with the cap: the largest cap
+	// whose sum is at most the target, or the next, whichever is nearer).
+	tune := func(n int64) fit {
+		best := fit{n, 0, sumAt(n)}
+		best.cap = g.maxDeg
+		if off(best) <= sizeTolerance*target || float64(best.sum) < target {
+			return best
+		}
+		c0, c1 := 0, best.cap // sum(c0) <= target < sum(c1)
+		for c1-c0 > 1 {
+			mid := c0 + (c1-c0)/2
+			g.maxDeg = mid
+			if float64(g.degreeSum()) <= target {
+				c0 = mid
+			} else {
+				c1 = mid
+			}
+		}
+		for _, c := range []int{c0, c1} {
+			g.maxDeg = c
+			if f := (fit{n, c, g.degreeSum()}); c > 0 && off(f) < off(best) {
+				best = f
+			}
+		}
+		return best
+	}
+	best := tune(hi)
+	if f := tune(lo); off(f) < off(best) {
+		best = f
+	}
+	// In a graph of a few hundred edges one more node can raise the cap
+	// the smallest shards allow (fitDegree) and the sum by far more than
+	// 1%: look around the crossing for a node count that fits.
+	for d := int64(1); d <= 256 && off(best) > maxSizeError*target; d++ {
+		for _, n := range []int64{hi + d, lo - d} {
+			if n >= 1 {
+				if f := tune(n); off(f) < off(best) {
+					best = f
+				}
+			}
+		}
+	}
+	sumAt(best.n)
+	g.maxDeg = best.cap
+	if tooBig() {
+		return g.errTooBig()
+	}
+	g.expected = g.expectedEdges()
+	if g.expected == 0 {
 		return fmt.Errorf("the outdegree and empty_slots give no edges; give outdegree weight to values above 0")
 	}
-	for s, n := range g.nodes {
-		if n >= MaxNodesPerShard {
-			return fmt.Errorf("graph of %d edges needs %d nodes in shard %d, more than the %d an id can hold; give fewer --edges", g.edges, n, s, int64(MaxNodesPerShard))
-		}
+	// Integer degree sums cannot give every size: allow one edge beyond 1%.
+	if math.Abs(g.expected-float64(g.edges)) > maxSizeError*float64(g.edges)+1 {
+		return fmt.Errorf("a graph of %d edges cannot be sized within 1%%: the nearest has %.0f expected edges over %d nodes, "+
+			"because each of the workload's %d shards holds at least one node and every outdegree is a whole number; give more --edges",
+			g.edges, g.expected, g.Nodes(), g.shards)
 	}
 	g.perms = make([]dist.Perm, g.shards)
 	for s := range g.perms {
 		// Keyed by the graph's seed: which node has which degree is a fact of the graph.
 		g.perms[s], _ = dist.NewPerm(uint64(g.nodes[s]), dist.Hash(g.seed, uint64(s), 0x646567, 0))
 	}
-	g.expected = g.expectedEdges()
 	return nil
 }
 
-// allocate sets the node counts for about total nodes, every shard at least one.
-func (g *Graph) allocate(total float64, primary []float64, sum float64) {
+func (g *Graph) errTooBig() error {
+	s := slices.Index(g.nodes, slices.Max(g.nodes))
+	return fmt.Errorf("graph of %d edges needs %d nodes in shard %d, more than the %d an id can hold; give fewer --edges", g.edges, g.nodes[s], s, int64(MaxNodesPerShard))
+}
+
+// phase is shard s's rounding offset for its piece boundaries: the golden
+// ratio sequence, so shards of equal size round their boundaries unalike
+// and the graph holds about its share of each piece's nodes, not none or
+// one per shard (a heavy tail would otherwise enter 50 shards at once).
+func phase(s int) float64 {
+	_, f := math.Modf(0.5 + float64(s)*0.6180339887498949)
+	return f
+}
+
+// allocate sets the node counts for n nodes, shard s taking
+// round(n*cum[s]) - round(n*cum[s-1]) of them (so they add up to n) but
+// every shard at least one, and each shard's piece boundaries.
+func (g *Graph) allocate(n int64, cum []float64) {
 	g.nodes = make([]int64, g.shards)
 	g.first = make([]int64, g.shards+1)
 	g.rankEnd = make([][]int64, g.shards)
+	prev := int64(0)
 	for s := range g.nodes {
-		n := int64(math.Round(min(total*primary[s]/sum, MaxNodesPerShard)))
-		g.nodes[s] = max(1, n)
+		end := int64(math.Round(min(float64(n)*cum[s], 2*MaxNodesPerShard)))
+		g.nodes[s] = max(1, end-prev)
+		prev = end
 		g.first[s+1] = g.first[s] + g.nodes[s]
 		ends := make([]int64, len(g.cum))
+		u := phase(s)
 		for k, c := range g.cum {
-			ends[k] = int64(math.Round(c * float64(g.nodes[s])))
+			ends[k] = min(int64(math.Floor(c*float64(g.nodes[s])+u)), g.nodes[s])
 		}
 		ends[len(ends)-1] = g.nodes[s]
 		g.rankEnd[s] = ends

@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -43,14 +44,51 @@ func builtin(t testing.TB, name string) *workload.Workload {
 	return w
 }
 
-// TestSizeMatchesEdges: load --edges N writes N forward edges within 1%.
+// TestSizeMatchesEdges: every built-in workload's graph writes --edges
+// forward edges within 1%: its expected edges (the degree sum) and the
+// written slots of every node, at sizes where a few tail nodes would each
+// be percents of the graph; and at 200,000 edges the rows the load writes.
 func TestSizeMatchesEdges(t *testing.T) {
+	var names []string
+	for _, info := range workload.Builtins() {
+		names = append(names, info.Name)
+	}
+	if len(names) < 8 {
+		t.Fatalf("only %d built-in workloads: %v", len(names), names)
+	}
+	within := func(what string, got float64, edges int64) {
+		t.Helper()
+		if d := got/float64(edges) - 1; math.Abs(d) > 0.01 {
+			t.Errorf("%s: asked for %d edges, got %.0f (%+.2f%%)", what, edges, got, 100*d)
+		}
+	}
+	for _, name := range names {
+		w := builtin(t, name)
+		for _, edges := range []int64{50_000, 150_000, 200_000, 300_000, 500_000, 1_000_000} {
+			g, err := graph.New(w, 1, edges)
+			if err != nil {
+				t.Fatalf("%s at %d edges: %v", name, edges, err)
+			}
+			what := fmt.Sprintf("%s at %d edges", name, edges)
+			within(what+", expected", g.ExpectedEdges(), edges)
+			written := 0
+			for s := range g.Shards() {
+				for i := range g.ShardNodes(s) {
+					n := g.Node(s, i)
+					for c := range tao.NumEdgeCategories {
+						written += n.Written[c]
+					}
+				}
+			}
+			within(what+", written slots", float64(written), edges)
+		}
+	}
 	for _, c := range []struct {
 		w     *workload.Workload
 		edges int64
 	}{
-		{builtin(t, "a"), 200_000}, {builtin(t, "o"), 200_000}, {builtin(t, "a"), 20_000},
-		{graphtest.WorkloadO(), 50_000},
+		{builtin(t, "a"), 20_000}, {graphtest.WorkloadO(), 50_000},
+		{builtin(t, "a"), 200_000}, {builtin(t, "o"), 200_000}, {builtin(t, "linkbench"), 200_000}, {builtin(t, "t1"), 200_000},
 	} {
 		g, err := graph.New(c.w, 1, c.edges)
 		if err != nil {
@@ -63,9 +101,23 @@ func TestSizeMatchesEdges(t *testing.T) {
 				fwd++
 			}
 		}
-		if d := float64(fwd)/float64(c.edges) - 1; d < -0.01 || d > 0.01 {
-			t.Errorf("%s: asked for %d edges, the load writes %d forward edges (%+.2f%%; expected %.0f)", c.w.Name, c.edges, fwd, 100*d, g.ExpectedEdges())
-		}
+		within(fmt.Sprintf("%s at %d edges, the load", c.w.Name, c.edges), float64(fwd), c.edges)
+	}
+}
+
+// TestSizeTooSmall: a size no graph of the workload comes near is refused,
+// saying why; a tiny one that fits is not.
+func TestSizeTooSmall(t *testing.T) {
+	_, err := graph.New(builtin(t, "a"), 1, 10)
+	if err == nil || !strings.Contains(err.Error(), "50 shards") || !strings.Contains(err.Error(), "--edges") {
+		t.Errorf("10 edges over 50 shards: %v", err)
+	}
+	g, err := graph.New(builtin(t, "a"), 1, 100)
+	if err != nil {
+		t.Fatalf("100 edges: %v", err)
+	}
+	if math.Abs(g.ExpectedEdges()-100) > 2 {
+		t.Errorf("100 edges: expected %.1f", g.ExpectedEdges())
 	}
 }
 
@@ -313,6 +365,33 @@ func TestOutdegreeCap(t *testing.T) {
 	}
 }
 
+// TestLargestOutdegree pins the largest outdegrees docs/graph.md quotes
+// (the same for every seed): a change to the graph's sizes must update them.
+func TestLargestOutdegree(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		edges   int64
+		largest int
+	}{
+		{"a", 50_000, 2_734}, {"a", 200_000, 8_934}, {"a", 1_000_000, 39_100}, {"a", 10_000_000, 100_000},
+		{"o", 50_000, 3_707}, {"o", 200_000, 12_067}, {"o", 1_000_000, 40_694}, {"o", 10_000_000, 100_000},
+		{"linkbench", 50_000, 5_001}, {"linkbench", 200_000, 20_001}, {"linkbench", 1_000_000, 50_001}, {"linkbench", 10_000_000, 100_000},
+	} {
+		g, err := graph.New(builtin(t, c.name), 3, c.edges)
+		if err != nil {
+			t.Fatal(err)
+		}
+		largest := 0
+		for s := range g.Shards() {
+			// Ranks ascend with outdegree: a shard's last is its largest.
+			largest = max(largest, g.NodeAtRank(s, g.ShardNodes(s)-1).Degree)
+		}
+		if largest != c.largest || largest > g.MaxOutdegree() {
+			t.Errorf("%s at %d edges: largest outdegree %d (cap %d), docs/graph.md says %d", c.name, c.edges, largest, g.MaxOutdegree(), c.largest)
+		}
+	}
+}
+
 func TestNewID(t *testing.T) {
 	seen := map[int64]bool{}
 	for _, f := range [][4]int64{{0, 0, 0, 0}, {49, 0, 0, 0}, {3, 1, 0, 0}, {3, 0, 1, 0}, {3, 0, 0, 1}, {3, 1<<20 - 1, 4095, 1<<24 - 1}} {
@@ -410,6 +489,9 @@ func TestCheckWorkload(t *testing.T) {
 	}
 	if _, err := graph.New(graphtest.WorkloadO(), 1, 0); err == nil {
 		t.Error("accepted 0 edges")
+	}
+	if _, err := graph.New(graphtest.WorkloadO(), 1, math.MaxInt64); err == nil || !strings.Contains(err.Error(), "fewer --edges") {
+		t.Errorf("2^63-1 edges: %v", err)
 	}
 }
 
