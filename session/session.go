@@ -78,6 +78,9 @@ type Options struct {
 	Split Split
 	// Version and Revision are recorded in results and the graph's record.
 	Version, Revision string
+	// MustExist opens only a database that exists: commands that read
+	// what a database holds (info, check) never create one.
+	MustExist bool
 }
 
 // Session is one database (or store) and the graph it holds.
@@ -93,7 +96,7 @@ type Session struct {
 // null) registered in store.Default. A failure to connect is an
 // InputError; no message shows the URL's password.
 func Open(ctx context.Context, url string, opts Options) (*Session, error) {
-	st, err := store.Default.Open(ctx, url, store.Options{Clients: opts.Clients})
+	st, err := store.Default.Open(ctx, url, store.Options{Clients: opts.Clients, MustExist: opts.MustExist})
 	if err != nil {
 		return nil, badInputErr(err)
 	}

@@ -60,7 +60,7 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 		return badInput("merge: %v", err)
 	}
 	if err := refidelity(m); err != nil {
-		fmt.Fprintf(e.stderr, "merge: fidelity rows left out (the counts are merged): %v\n", err)
+		fmt.Fprintf(e.stderr, "merge: fidelity rows left out (the counts are merged): %s\n", termLines(err.Error()))
 	}
 	for i := range m.Experiments {
 		if err := writeReports(e.stdout, reporters, m.Run, m.Experiments[:i+1], i == len(m.Experiments)-1); err != nil {

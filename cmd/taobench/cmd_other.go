@@ -175,7 +175,7 @@ func openRecorded(ctx context.Context, e *env, name string, args []string) (*ses
 	if err := parse(fs, args); err != nil {
 		return nil, nil, err
 	}
-	s, err := session.Open(ctx, db.url, session.Options{Name: name, Clients: 1})
+	s, err := session.Open(ctx, db.url, session.Options{Name: name, Clients: 1, MustExist: true})
 	if err != nil {
 		return nil, nil, err
 	}

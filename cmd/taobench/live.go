@@ -22,6 +22,9 @@ func startLive(e *env, cmd, addr string) (*livemetrics.Server, error) {
 	}
 	e.live = srv
 	fmt.Fprintf(e.stderr, "serving Prometheus metrics at http://%s/metrics\n", srv.Addr())
+	if n := srv.Note(); n != "" {
+		fmt.Fprintln(e.stderr, n)
+	}
 	return srv, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/taobench/taobench/internal/termsafe"
 	"io"
 	"net/url"
 	"os"
@@ -140,7 +141,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, setP
 		}
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "taobench:", redactArgs(err.Error(), args))
+	fmt.Fprintln(stderr, "taobench:", termLines(redactArgs(err.Error(), args)))
 	if hasUsage {
 		fmt.Fprint(stderr, "\n"+ue.usage)
 	}
@@ -239,4 +240,15 @@ func urlPasswords(raw string) []string {
 		}
 	}
 	return ps
+}
+
+// termLines escapes, line by line, what a terminal would act on in msg:
+// an error may quote a workload name, a path or a results file's field,
+// and no such text may retitle the window or rewrite what was printed.
+func termLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		lines[i] = termsafe.Escape(l)
+	}
+	return strings.Join(lines, "\n")
 }
