@@ -11,7 +11,6 @@ package fidelity
 import (
 	"math/bits"
 
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -135,7 +134,7 @@ func onlyAdds(ops []tao.Op) bool {
 // of each key's id1; the inverse of a bidirectional edge is not counted).
 func spans(ops []tao.Op) bool {
 	for i := 1; i < len(ops); i++ {
-		if graph.ShardOf(ops[i].ID1) != graph.ShardOf(ops[0].ID1) {
+		if tao.ShardOf(ops[i].ID1) != tao.ShardOf(ops[0].ID1) {
 			return true
 		}
 	}

@@ -5,14 +5,13 @@ import (
 	"testing"
 
 	"github.com/taobench/taobench/gen"
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
 
 func TestObserveCountsWhatTheStoreSaid(t *testing.T) {
 	var c Counters
-	s0, s1 := graph.ID(0, 1), graph.ID(1, 1)
+	s0, s1 := tao.ID(0, 1), tao.ID(1, 1)
 	reqs := []struct {
 		req tao.Request
 		res tao.Result

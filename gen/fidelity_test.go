@@ -57,7 +57,7 @@ func (tr *truth) answer(req *tao.Request, res *tao.Result) {
 				tr.edges[k] = true
 			}
 		case tao.ObjUpdate:
-			r.Found = !graph.IsNew(op.ID1)
+			r.Found = !tao.IsNew(op.ID1)
 		}
 	}
 }

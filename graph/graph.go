@@ -219,8 +219,8 @@ func (g *Graph) place(primary []float64) error {
 		return fmt.Errorf("the outdegree and empty_slots give no edges; give outdegree weight to values above 0")
 	}
 	for s, n := range g.nodes {
-		if n >= MaxNodesPerShard {
-			return fmt.Errorf("graph of %d edges needs %d nodes in shard %d, more than the %d an id can hold; give fewer --edges", g.edges, n, s, int64(MaxNodesPerShard))
+		if n >= tao.MaxNodesPerShard {
+			return fmt.Errorf("graph of %d edges needs %d nodes in shard %d, more than the %d an id can hold; give fewer --edges", g.edges, n, s, int64(tao.MaxNodesPerShard))
 		}
 	}
 	g.perms = make([]dist.Perm, g.shards)
@@ -238,7 +238,7 @@ func (g *Graph) allocate(total float64, primary []float64, sum float64) {
 	g.first = make([]int64, g.shards+1)
 	g.rankEnd = make([][]int64, g.shards)
 	for s := range g.nodes {
-		n := int64(math.Round(min(total*primary[s]/sum, MaxNodesPerShard)))
+		n := int64(math.Round(min(total*primary[s]/sum, tao.MaxNodesPerShard)))
 		g.nodes[s] = max(1, n)
 		g.first[s+1] = g.first[s] + g.nodes[s]
 		ends := make([]int64, len(g.cum))
@@ -403,7 +403,7 @@ func (g *Graph) NodeAtRank(s int, r int64) Node {
 }
 
 func (g *Graph) node(shard int, index, rank int64) Node {
-	id := ID(shard, index)
+	id := tao.ID(shard, index)
 	n := Node{ID: id, base: g.nodeBase(id)}
 	n.Degree = g.degreeAt(shard, rank)
 	u := unit(field(n.base, fSplit))
@@ -501,7 +501,7 @@ func (g *Graph) Target(n *Node, c tao.EdgeCategory, k int64) int64 {
 	if c.Type().IsUnique() || uint64(k) >= s {
 		sb := slotBase(n.base, c, k)
 		t := g.remote[g.remoteA.Pick(field(sb, fShard))]
-		return ID(t, int64(dist.Below(field(sb, fIndex), uint64(g.nodes[t]))))
+		return tao.ID(t, int64(dist.Below(field(sb, fIndex), uint64(g.nodes[t]))))
 	}
 	off := dist.Hash(n.base, uint64(c), 0x6c6973, 0) % s
 	x := (uint64(k)*listPrime%s + off) % s
@@ -509,7 +509,7 @@ func (g *Graph) Target(n *Node, c tao.EdgeCategory, k int64) int64 {
 	t := sort.Search(g.shards-1, func(i int) bool { return uint64(math.Floor(float64(s)*g.remoteCum[i]+u)) > x })
 	from, _, start := g.layout(n, c, t)
 	nt := uint64(g.nodes[t])
-	return ID(t, int64((start+(x-from)%nt)%nt))
+	return tao.ID(t, int64((start+(x-from)%nt)%nt))
 }
 
 // Absent returns, for draw x, an id2 that node n's category c does not
@@ -522,17 +522,17 @@ func (g *Graph) Absent(n *Node, c tao.EdgeCategory, k int64, x uint64) int64 {
 	nt := uint64(g.nodes[t])
 	y := dist.Mix(x)
 	if c.Type().IsUnique() {
-		id := ID(t, int64(y%nt))
+		id := tao.ID(t, int64(y%nt))
 		if id == g.Target(n, c, k) && nt > 1 {
-			id = ID(t, int64((y+1)%nt))
+			id = tao.ID(t, int64((y+1)%nt))
 		}
 		return id
 	}
 	from, to, start := g.layout(n, c, t)
 	if m := to - from; m < nt {
-		return ID(t, int64((start+m+y%(nt-m))%nt))
+		return tao.ID(t, int64((start+m+y%(nt-m))%nt))
 	}
-	return ID(t, int64(y%nt))
+	return tao.ID(t, int64(y%nt))
 }
 
 // AppendNode appends node (shard, index)'s object and the edges the load
