@@ -6,7 +6,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
@@ -77,8 +76,8 @@ type jsonExperiment struct {
 // jsonFidelity is the run's own evidence that the database saw the
 // workload: each figure beside its target, and the counts behind them.
 type jsonFidelity struct {
-	Rows   []fidelity.Row     `json:"rows"`
-	Counts *fidelity.Counters `json:"counts"`
+	Rows   []result.FidelityRow `json:"rows"`
+	Counts *result.Counters     `json:"counts"`
 }
 
 type jsonLatency struct {
@@ -188,10 +187,10 @@ func experimentJSON(e *result.Experiment) (jsonExperiment, error) {
 		x.Timeline = []metrics.SecondData{}
 	}
 	if x.Fidelity.Rows == nil {
-		x.Fidelity.Rows = []fidelity.Row{}
+		x.Fidelity.Rows = []result.FidelityRow{}
 	}
 	if x.Fidelity.Counts == nil {
-		x.Fidelity.Counts = &fidelity.Counters{}
+		x.Fidelity.Counts = &result.Counters{}
 	}
 	for _, name := range metrics.SeriesNames() {
 		x.LatencyUS[name] = jsonLatency(s.Stats(name))

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
@@ -50,7 +49,7 @@ func samples(n int) []metrics.Sample {
 	return out
 }
 
-func experimentOf(threads int, ss []metrics.Sample, fid *fidelity.Counters) *result.Experiment {
+func experimentOf(threads int, ss []metrics.Sample, fid *result.Counters) *result.Experiment {
 	r := metrics.NewRecorder()
 	for i := 0; i < len(ss); i += 64 {
 		r.RecordBatch(ss[i:min(i+64, len(ss))])
@@ -85,15 +84,15 @@ func jsonOf(t *testing.T, run *result.Run, exps ...*result.Experiment) []byte {
 func TestMergeSplitEqualsWhole(t *testing.T) {
 	ss := samples(20000)
 	half := len(ss) / 2
-	fa := fidelity.Counters{PointReads: 10, PointHits: 2, RangeSizes: [fidelity.SizeBuckets]int64{3, 1}}
-	fb := fidelity.Counters{PointReads: 7, PointHits: 5, RangeSizes: [fidelity.SizeBuckets]int64{0, 4}}
+	fa := result.Counters{PointReads: 10, PointHits: 2, RangeSizes: [result.SizeBuckets]int64{3, 1}}
+	fb := result.Counters{PointReads: 7, PointHits: 5, RangeSizes: [result.SizeBuckets]int64{0, 4}}
 	fw := fa
 	fw.Merge(&fb)
 	whole := jsonOf(t, testRun(1), experimentOf(2, ss, &fw))
 
 	var runs []result.Named
 	for i, part := range [][]metrics.Sample{ss[:half], ss[half:]} {
-		f := []*fidelity.Counters{&fa, &fb}[i]
+		f := []*result.Counters{&fa, &fb}[i]
 		doc, err := ReadJSON(bytes.NewReader(jsonOf(t, testRun(uint64(1+i)), experimentOf(1, part, f))))
 		if err != nil {
 			t.Fatal(err)

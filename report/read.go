@@ -7,7 +7,6 @@ import (
 	"math"
 	"time"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
@@ -86,7 +85,7 @@ func experimentFromJSON(x *jsonExperiment) (*result.Experiment, error) {
 	}
 	counts := x.Fidelity.Counts
 	if counts == nil {
-		counts = &fidelity.Counters{}
+		counts = &result.Counters{}
 	}
 	e := &result.Experiment{
 		Threads:      x.Threads,

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
@@ -185,7 +184,7 @@ func num(x float64) string {
 
 // WriteFidelity writes fidelity rows as a table: each figure's target,
 // what the database returned, the tolerance and the verdict.
-func WriteFidelity(w io.Writer, rows []fidelity.Row) error {
+func WriteFidelity(w io.Writer, rows []result.FidelityRow) error {
 	if len(rows) == 0 {
 		return nil
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -113,7 +113,7 @@ func TestTextDetails(t *testing.T) {
 	e := synthetic()
 	e.Interrupted = true
 	e.Measured = 30 * time.Second
-	e.Counters = &fidelity.Counters{NoopWrites: 4}
+	e.Counters = &result.Counters{NoopWrites: 4}
 	e.Counters.Txns[tao.WriteTxn] = 9
 	e.Counters.Outcomes[tao.WriteTxn] = [tao.NumOutcomes]int64{tao.OK: 5, tao.PreconditionFailed: 1, tao.UniqueViolation: 2, tao.ConflictAssociation: 1}
 	var buf bytes.Buffer
@@ -159,7 +159,7 @@ func TestTextDetails(t *testing.T) {
 // each leaves the database in a different state.
 func TestTextInjectedFailures(t *testing.T) {
 	e := synthetic()
-	e.Counters = &fidelity.Counters{}
+	e.Counters = &result.Counters{}
 	e.Counters.Txns[tao.WriteTxn] = 10
 	e.Counters.Outcomes[tao.WriteTxn] = [tao.NumOutcomes]int64{tao.OK: 6, tao.FailedAfterReserve: 1, tao.FailedAfterPrimaryCommit: 3}
 	var buf bytes.Buffer
