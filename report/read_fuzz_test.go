@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/taobench/taobench/result"
 )
 
 // FuzzReadJSON: no document makes ReadJSON panic, and whatever it accepts
 // it writes back and reads again to the same figures.
 func FuzzReadJSON(f *testing.F) {
 	var b bytes.Buffer
-	if err := WriteJSON(&b, testRun(1), []*Experiment{experimentOf(1, samples(20), nil)}); err != nil {
+	if err := WriteJSON(&b, testRun(1), []*result.Experiment{experimentOf(1, samples(20), nil)}); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(b.String())

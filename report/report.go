@@ -17,7 +17,8 @@ import (
 )
 
 // Experiment and Run are the result package's: report only formats them.
-// The aliases keep code written against report.Experiment compiling.
+// The aliases keep cmd/taobench compiling while it is rewritten (issue 16);
+// nothing else uses them. Delete them when cmd no longer does.
 type (
 	// Deprecated: use result.Experiment.
 	Experiment = result.Experiment
