@@ -117,7 +117,7 @@ func Compare(w *workload.Workload, t gen.Targets, c *result.Counters) []result.F
 func Failed(rows []result.FidelityRow) []result.FidelityRow {
 	var f []result.FidelityRow
 	for _, r := range rows {
-		if r.Verdict == result.Fail {
+		if r.Failed() {
 			f = append(f, r)
 		}
 	}

@@ -210,3 +210,23 @@ func TestCompareOpenLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestFidelityFailMarked: a fidelity row that failed is marked in red, one
+// that passed is not.
+func TestFidelityFailMarked(t *testing.T) {
+	e := experiment(20, time.Microsecond)
+	e.Fidelity = []result.FidelityRow{
+		{Figure: "figure that passed", Verdict: result.Pass},
+		{Figure: "figure that failed", Verdict: result.Fail},
+	}
+	f := &File{Name: "a.json", Doc: &result.Doc{Run: &result.Run{Database: "null", Workload: "o"}, Experiments: []*result.Experiment{e}}}
+	var buf bytes.Buffer
+	if err := Write(&buf, []*File{f}, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for figure, marked := range map[string]bool{"figure that passed": false, "figure that failed": true} {
+		if got := strings.Contains(buf.String(), `<tr class="worse"><td>`+figure+"</td>"); got != marked {
+			t.Errorf("%s: marked worse %v, want %v", figure, got, marked)
+		}
+	}
+}

@@ -28,6 +28,9 @@ type FidelityRow struct {
 	Note      string  `json:"note,omitempty"`
 }
 
+// Failed reports whether the row's verdict is Fail.
+func (r FidelityRow) Failed() bool { return r.Verdict == Fail }
+
 // SizeBuckets is the number of range-size buckets: bucket b holds sizes in
 // [2^b, 2^(b+1)), so bucket 0 is exactly one edge.
 const SizeBuckets = 24
