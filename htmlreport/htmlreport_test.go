@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/metrics"
-	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 )
@@ -31,9 +30,9 @@ func experiment(n int, scale time.Duration) *result.Experiment {
 }
 
 // Parse reads one result document as taobench report does: through
-// report.ReadJSON, so the page sees what a file holds.
+// result.ReadJSON, so the page sees what a file holds.
 func Parse(name string, data []byte) (*File, error) {
-	doc, err := report.ReadJSON(bytes.NewReader(data))
+	doc, err := result.ReadJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +44,7 @@ func encode(t *testing.T, extra map[string]any, exps ...*result.Experiment) []by
 	t.Helper()
 	var buf bytes.Buffer
 	run := &result.Run{Database: "null", Workload: "o", Edges: 100}
-	if err := report.WriteJSON(&buf, run, exps); err != nil {
+	if err := result.WriteJSON(&buf, run, exps); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any

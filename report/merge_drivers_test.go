@@ -28,7 +28,7 @@ func driverDoc(t *testing.T, i, n, threads int, rate float64, ss []int) result.N
 	if rate > 0 {
 		e.OpenLoop = result.OpenLoop{Rate: rate * float64(e.Threads) / float64(threads), Arrival: "poisson", Scheduled: 10}
 	}
-	doc, err := ReadJSON(bytes.NewReader(jsonOf(t, run, e)))
+	doc, err := result.ReadJSON(bytes.NewReader(jsonOf(t, run, e)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestMergeDrivers(t *testing.T) {
 		t.Errorf("merged run: drivers %v, id %q", got, m.Run.RunID)
 	}
 	// The merged document reads back and merges no further with its parts.
-	back, err := ReadJSON(bytes.NewReader(jsonOf(t, m.Run, m.Experiments...)))
+	back, err := result.ReadJSON(bytes.NewReader(jsonOf(t, m.Run, m.Experiments...)))
 	if err != nil || len(back.Run.DriverIndexes) != 4 {
 		t.Fatalf("merged document: %v, %+v", err, back)
 	}

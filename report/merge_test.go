@@ -70,7 +70,7 @@ func testRun(seed uint64) *result.Run {
 func jsonOf(t *testing.T, run *result.Run, exps ...*result.Experiment) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := WriteJSON(&b, run, exps); err != nil {
+	if err := result.WriteJSON(&b, run, exps); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -93,7 +93,7 @@ func TestMergeSplitEqualsWhole(t *testing.T) {
 	var runs []result.Named
 	for i, part := range [][]metrics.Sample{ss[:half], ss[half:]} {
 		f := []*result.Counters{&fa, &fb}[i]
-		doc, err := ReadJSON(bytes.NewReader(jsonOf(t, testRun(uint64(1+i)), experimentOf(1, part, f))))
+		doc, err := result.ReadJSON(bytes.NewReader(jsonOf(t, testRun(uint64(1+i)), experimentOf(1, part, f))))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +214,7 @@ func TestReadJSONRefuses(t *testing.T) {
 		{strings.Replace(good, `"ok": `, `"ok": 1`, 1), "the outcomes add up to"},
 		{strings.Replace(good, `"hdr": "HISTFAA`, `"hdr": "XISTFAA`, 1), "cannot be decoded"},
 	} {
-		_, err := ReadJSON(strings.NewReader(tc.doc))
+		_, err := result.ReadJSON(strings.NewReader(tc.doc))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("want an error with %q, got %v", tc.want, err)
 		}
@@ -244,7 +244,7 @@ func TestMergeOpenLoop(t *testing.T) {
 	whole := jsonOf(t, testRun(1), open(2, ss, 200, 1000, 30, 6))
 	var runs []result.Named
 	for i, part := range [][]metrics.Sample{ss[:half], ss[half:]} {
-		doc, err := ReadJSON(bytes.NewReader(jsonOf(t, testRun(uint64(1+i)), open(1, part, 100, 500, int64(10+10*i), int64(2+2*i)))))
+		doc, err := result.ReadJSON(bytes.NewReader(jsonOf(t, testRun(uint64(1+i)), open(1, part, 100, 500, int64(10+10*i), int64(2+2*i)))))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -216,7 +216,7 @@ func TestJSON(t *testing.T) {
 	run := &result.Run{Database: "postgres://u:xxxxx@h/db", Workload: "o", Seed: 7, Edges: 1000, Retries: 3,
 		Started: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC), Version: "v0.1", Revision: "0123abc+modified", NotApplied: []string{"read_tiers"}}
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, run, []*result.Experiment{synthetic(), {Threads: 2}}); err != nil {
+	if err := result.WriteJSON(&buf, run, []*result.Experiment{synthetic(), {Threads: 2}}); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -325,7 +325,7 @@ func TestJSON(t *testing.T) {
 
 func TestJSONNilRun(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, nil, nil); err != nil {
+	if err := result.WriteJSON(&buf, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -373,7 +373,7 @@ func TestOpenLoopReport(t *testing.T) {
 		t.Errorf("service table does not give 1 ms:\n%s", text)
 	}
 	buf.Reset()
-	if err := WriteJSON(&buf, nil, []*result.Experiment{e}); err != nil {
+	if err := result.WriteJSON(&buf, nil, []*result.Experiment{e}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -417,7 +417,7 @@ func TestInjectedReport(t *testing.T) {
 		t.Errorf("text lacks %q:\n%s", want, buf.String())
 	}
 	buf.Reset()
-	if err := WriteJSON(&buf, nil, []*result.Experiment{e}); err != nil {
+	if err := result.WriteJSON(&buf, nil, []*result.Experiment{e}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

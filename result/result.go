@@ -1,6 +1,8 @@
 // Package result holds what a run measured, as data of its own: run produces
-// it, and every reporter (text, JSON, merge; later HTML) consumes it, so run →
-// result ← report. docs/results.md defines every figure.
+// it, WriteJSON and ReadJSON carry it through a file with fixed keys, Merge
+// adds up the files of several processes, and the reporters (text, HTML)
+// consume it, so run → result ← report. docs/results.md defines every figure
+// and key.
 //
 // It is a leaf: it imports only metrics and tao, never the workload, graph,
 // generator or store, so reading, merging and reporting results link none of
