@@ -1,3 +1,9 @@
+// Package fidelity checks a run against the workload it was meant to be:
+// clients count what the database returned and wrote (result.Counters:
+// edge-read hits, list sizes, shards per transaction, new rows,
+// preconditions that became real checks, outcomes), and Compare sets each
+// figure beside its target with a stated tolerance, as result.FidelityRow
+// values. docs/results.md defines every figure.
 package fidelity
 
 import (
@@ -5,6 +11,7 @@ import (
 	"math"
 
 	"github.com/taobench/taobench/gen"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
@@ -19,28 +26,9 @@ const (
 	MinObservations = 50
 )
 
-// Verdicts of a row.
-const (
-	Pass    = "pass"
-	Fail    = "FAIL"
-	Skipped = "skipped"
-)
-
-// Row is one figure: its target, what was observed and the verdict.
-type Row struct {
-	Figure    string  `json:"figure"`
-	Target    float64 `json:"target"`
-	Observed  float64 `json:"observed"`
-	Tolerance float64 `json:"tolerance"` // absolute, in the figure's unit
-	N         int64   `json:"n"`         // observations behind Observed
-	P         float64 `json:"p_value"`   // chi-square rows only; -1 otherwise
-	Verdict   string  `json:"verdict"`
-	Note      string  `json:"note,omitempty"`
-}
-
 // share makes a row of an observed share hits/n against target.
-func share(figure string, target float64, hits, n int64, note string) Row {
-	r := Row{Figure: figure, Target: target, N: n, P: -1, Note: note}
+func share(figure string, target float64, hits, n int64, note string) result.FidelityRow {
+	r := result.FidelityRow{Figure: figure, Target: target, N: n, P: -1, Note: note}
 	if n > 0 {
 		r.Observed = float64(hits) / float64(n)
 	}
@@ -50,7 +38,7 @@ func share(figure string, target float64, hits, n int64, note string) Row {
 }
 
 // atLeast makes a row that passes when the observed share is at least target.
-func atLeast(figure string, target float64, hits, n int64, note string) Row {
+func atLeast(figure string, target float64, hits, n int64, note string) result.FidelityRow {
 	r := share(figure, target, hits, n, note)
 	r.Verdict = verdict(n, r.Observed >= target-r.Tolerance)
 	return r
@@ -59,17 +47,17 @@ func atLeast(figure string, target float64, hits, n int64, note string) Row {
 func verdict(n int64, ok bool) string {
 	switch {
 	case n < MinObservations:
-		return Skipped
+		return result.Skipped
 	case ok:
-		return Pass
+		return result.Pass
 	}
-	return Fail
+	return result.Fail
 }
 
 // Compare sets what c counted beside the plan's targets t for workload w.
 // A figure whose target is Natural, or which w never exercises, is left out.
-func Compare(w *workload.Workload, t gen.Targets, c *Counters) []Row {
-	var rows []Row
+func Compare(w *workload.Workload, t gen.Targets, c *result.Counters) []result.FidelityRow {
+	var rows []result.FidelityRow
 	if t.EdgeHitRate != workload.Natural && c.PointReads > 0 {
 		rows = append(rows, share("edge_point_read finds an edge", t.EdgeHitRate, c.PointHits, c.PointReads, "TAO: 19.6%"))
 	}
@@ -82,7 +70,7 @@ func Compare(w *workload.Workload, t gen.Targets, c *Counters) []Row {
 			note = fmt.Sprintf("the graph cannot reach the workload's %.3f at any correlation; target is the nearest, at correlation %.4f", w.RangeSizeOne, t.Correlation)
 		}
 		rows = append(rows, share("non-empty ranges of 1 edge", t.RangeSizeOne, c.RangeSizes[0], c.RangeNonEmpty, note))
-		mean := Row{Figure: "rows per edge_range_read (mean)", Target: t.MeanRangeRows, N: c.RangeReads, P: -1,
+		mean := result.FidelityRow{Figure: "rows per edge_range_read (mean)", Target: t.MeanRangeRows, N: c.RangeReads, P: -1,
 			Note: fmt.Sprintf("graph expectation at limit %d", w.RangeLimit)}
 		mean.Observed = float64(c.RangeRows) / float64(c.RangeReads)
 		mean.Tolerance = MeanTolerance * t.MeanRangeRows
@@ -125,11 +113,11 @@ func Compare(w *workload.Workload, t gen.Targets, c *Counters) []Row {
 	return rows
 }
 
-// Failed returns the rows whose verdict is Fail.
-func Failed(rows []Row) []Row {
-	var f []Row
+// Failed returns the rows whose verdict is result.Fail.
+func Failed(rows []result.FidelityRow) []result.FidelityRow {
+	var f []result.FidelityRow
 	for _, r := range rows {
-		if r.Verdict == Fail {
+		if r.Failed() {
 			f = append(f, r)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/validate"
@@ -20,8 +21,8 @@ const SizeTolerance = 0.01
 // types, the shards of their targets, the placement of objects. A
 // distribution row passes when its chi-square p-value is at least
 // validate.Alpha. Rows written by runs since the load count too.
-func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory) []Row {
-	var rows []Row
+func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory) []result.FidelityRow {
+	var rows []result.FidelityRow
 	var fwd int64
 	var byCat [tao.NumEdgeCategories]int64
 	for base, n := range inv.EdgesByBase {
@@ -34,15 +35,15 @@ func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory) []Row 
 	for _, n := range inv.Objects {
 		objects += n
 	}
-	size := Row{Figure: "forward edges stored", Target: float64(g.Edges()), Observed: float64(fwd), N: fwd, P: -1,
+	size := result.FidelityRow{Figure: "forward edges stored", Target: float64(g.Edges()), Observed: float64(fwd), N: fwd, P: -1,
 		Tolerance: SizeTolerance * float64(g.Edges()), Note: "load --edges; runs since the load add and delete"}
 	size.Verdict = verdict(fwd, math.Abs(size.Observed-size.Target) <= size.Tolerance)
 	rows = append(rows, size)
-	nodes := Row{Figure: "objects loaded", Target: float64(g.Nodes()), Observed: float64(objects), N: objects, P: -1,
+	nodes := result.FidelityRow{Figure: "objects loaded", Target: float64(g.Nodes()), Observed: float64(objects), N: objects, P: -1,
 		Note: fmt.Sprintf("%d created by runs besides", inv.NewObjects)}
 	nodes.Verdict = verdict(objects, objects == g.Nodes())
 	rows = append(rows, nodes)
-	mean := Row{Figure: "forward edges per object (mean outdegree)", Target: g.ExpectedEdges() / float64(g.Nodes()),
+	mean := result.FidelityRow{Figure: "forward edges per object (mean outdegree)", Target: g.ExpectedEdges() / float64(g.Nodes()),
 		N: objects, P: -1, Note: "outdegree as placed, less empty slots"}
 	if objects > 0 {
 		mean.Observed = float64(fwd) / float64(objects)
@@ -76,17 +77,17 @@ func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory) []Row 
 
 // chi makes a chi-square row: Target is the p-value a pass needs,
 // Observed the p-value.
-func chi(figure string, obs []int64, weights []float64, note string) Row {
+func chi(figure string, obs []int64, weights []float64, note string) result.FidelityRow {
 	var n int64
 	for _, x := range obs {
 		n += x
 	}
 	c2, df, p, _ := validate.ChiSquare(obs, weights)
-	r := Row{Figure: figure, Target: validate.Alpha, Observed: p, N: n, P: p,
+	r := result.FidelityRow{Figure: figure, Target: validate.Alpha, Observed: p, N: n, P: p,
 		Note: fmt.Sprintf("%s: chi2 %.1f, df %d", note, c2, df)}
 	r.Verdict = verdict(n, df >= 1 && p >= validate.Alpha)
 	if df < 1 {
-		r.Verdict = Skipped
+		r.Verdict = result.Skipped
 	}
 	return r
 }

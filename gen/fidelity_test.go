@@ -6,6 +6,7 @@ import (
 	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
@@ -57,7 +58,7 @@ func (tr *truth) answer(req *tao.Request, res *tao.Result) {
 				tr.edges[k] = true
 			}
 		case tao.ObjUpdate:
-			r.Found = !graph.IsNew(op.ID1)
+			r.Found = !tao.IsNew(op.ID1)
 		}
 	}
 }
@@ -88,7 +89,7 @@ func TestTargetsOnTheGraph(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var c fidelity.Counters
+		var c result.Counters
 		var req tao.Request
 		var res tao.Result
 		for client := range 4 {
@@ -103,7 +104,7 @@ func TestTargetsOnTheGraph(t *testing.T) {
 		rows := fidelity.Compare(w, p.Targets(), &c)
 		for _, r := range rows {
 			t.Logf("%s: %-42s target %.4f observed %.4f n %d %s", w.Name, r.Figure, r.Target, r.Observed, r.N, r.Verdict)
-			if r.Verdict == fidelity.Fail {
+			if r.Verdict == result.Fail {
 				t.Errorf("%s: %s: target %.4f, observed %.4f (tolerance %.4f, n %d)", w.Name, r.Figure, r.Target, r.Observed, r.Tolerance, r.N)
 			}
 		}

@@ -385,7 +385,7 @@ func (gen *Generator) Next(req *tao.Request) {
 // oneShard reports whether every op of ops is on shard s.
 func oneShard(ops []tao.Op, s int) bool {
 	for i := range ops {
-		if graph.ShardOf(ops[i].ID1) != s {
+		if tao.ShardOf(ops[i].ID1) != s {
 			return false
 		}
 	}
@@ -432,7 +432,7 @@ func (gen *Generator) op(op *tao.Op, k tao.Kind, shard int) {
 	*op = tao.Op{Kind: k}
 	switch k {
 	case tao.ObjRead, tao.ObjUpdate, tao.ObjDelete:
-		op.ID1 = graph.ID(shard, gen.index(shard))
+		op.ID1 = tao.ID(shard, gen.index(shard))
 		if gen.chance(gen.freshShare) {
 			if id, ok := gen.fresh.object(r, shard); ok {
 				op.ID1 = id
@@ -444,7 +444,7 @@ func (gen *Generator) op(op *tao.Op, k tao.Kind, shard int) {
 		return
 	case tao.ObjAdd:
 		// Run, client and seq wrap at their bit widths (docs/graph.md).
-		op.ID1, _ = graph.NewID(shard, gen.run&(1<<graph.RunBits-1), int(gen.client&(1<<graph.ClientBits-1)), gen.seq&(1<<graph.SeqBits-1))
+		op.ID1, _ = tao.NewID(shard, gen.run&(1<<tao.RunBits-1), int(gen.client&(1<<tao.ClientBits-1)), gen.seq&(1<<tao.SeqBits-1))
 		gen.seq++
 		gen.write(op)
 		return

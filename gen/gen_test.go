@@ -104,20 +104,20 @@ func TestRequestsWellFormed(t *testing.T) {
 				}
 				keys[op.Key()] = true
 			}
-			if graph.ShardOf(op.ID1) >= g.Shards() {
+			if tao.ShardOf(op.ID1) >= g.Shards() {
 				t.Fatalf("op %+v: shard out of range", op)
 			}
 			switch {
 			case op.Kind == tao.ObjAdd:
-				if !graph.IsNew(op.ID1) || created[op.ID1] {
+				if !tao.IsNew(op.ID1) || created[op.ID1] {
 					t.Fatalf("obj_add of existing id %x", op.ID1)
 				}
 				created[op.ID1] = true
-			case graph.IsNew(op.ID1):
+			case tao.IsNew(op.ID1):
 				if op.Kind.IsEdge() || !created[op.ID1] {
 					t.Fatalf("op %+v: id1 is new but not an object this client created", op)
 				}
-			case graph.IndexOf(op.ID1) >= g.ShardNodes(graph.ShardOf(op.ID1)):
+			case tao.IndexOf(op.ID1) >= g.ShardNodes(tao.ShardOf(op.ID1)):
 				t.Fatalf("op %+v: id1 is not a loaded node", op)
 			}
 			if op.Kind.IsEdge() && !op.Type.IsForward() {
@@ -256,10 +256,10 @@ func TestKeySkew(t *testing.T) {
 		var req tao.Request
 		for range 50000 {
 			gn.Next(&req)
-			if graph.ShardOf(req.Ops[0].ID1) != 7 {
+			if tao.ShardOf(req.Ops[0].ID1) != 7 {
 				t.Fatalf("key %x not on the only shard with weight", req.Ops[0].ID1)
 			}
-			hits[graph.IndexOf(req.Ops[0].ID1)]++
+			hits[tao.IndexOf(req.Ops[0].ID1)]++
 		}
 		return hits, g.ShardNodes(7)
 	}

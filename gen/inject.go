@@ -3,7 +3,6 @@ package gen
 import (
 	"time"
 
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
@@ -82,14 +81,14 @@ func (m *memory) newest(edge bool, shard int) (tao.Key, bool) {
 	if edge {
 		for i := m.nEdges - 1; i >= max(0, m.nEdges-memSize); i-- {
 			e := &m.edges[i%memSize]
-			if k := (tao.Key{Edge: true, ID1: e.id1, Type: e.typ, ID2: e.id2}); e.ver > 0 && (shard < 0 || graph.ShardOf(k.ID1) == shard) {
+			if k := (tao.Key{Edge: true, ID1: e.id1, Type: e.typ, ID2: e.id2}); e.ver > 0 && (shard < 0 || tao.ShardOf(k.ID1) == shard) {
 				return k, true
 			}
 		}
 		return tao.Key{}, false
 	}
 	for i := m.nObj - 1; i >= max(0, m.nObj-memSize); i-- {
-		if o := &m.objs[i%memSize]; o.ver > 0 && (shard < 0 || graph.ShardOf(o.id) == shard) {
+		if o := &m.objs[i%memSize]; o.ver > 0 && (shard < 0 || tao.ShardOf(o.id) == shard) {
 			return tao.Key{ID1: o.id}, true
 		}
 	}

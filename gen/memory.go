@@ -2,7 +2,6 @@ package gen
 
 import (
 	"github.com/taobench/taobench/dist"
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -95,7 +94,7 @@ func (m *memory) pick(r *dist.Rand, edge bool, shard int) (tao.Key, bool) {
 		} else {
 			k, v = tao.Key{ID1: m.objs[j].id}, m.objs[j].ver
 		}
-		if v > 0 && (shard < 0 || graph.ShardOf(k.ID1) == shard) {
+		if v > 0 && (shard < 0 || tao.ShardOf(k.ID1) == shard) {
 			return k, true
 		}
 		if shard < 0 {
@@ -146,7 +145,7 @@ func (c *recent) object(r *dist.Rand, shard int) (int64, bool) {
 	}
 	start := int(r.Uint64N(uint64(n)))
 	for i := range n {
-		if id := c.objs[(start+i)%n]; shard < 0 || graph.ShardOf(id) == shard {
+		if id := c.objs[(start+i)%n]; shard < 0 || tao.ShardOf(id) == shard {
 			return id, true
 		}
 	}
@@ -160,7 +159,7 @@ func (c *recent) edge(r *dist.Rand, shard int) (tao.Key, bool) {
 	}
 	start := int(r.Uint64N(uint64(n)))
 	for i := range n {
-		if k := c.edges[(start+i)%n]; shard < 0 || graph.ShardOf(k.ID1) == shard {
+		if k := c.edges[(start+i)%n]; shard < 0 || tao.ShardOf(k.ID1) == shard {
 			return k, true
 		}
 	}
@@ -209,7 +208,7 @@ func (gen *Generator) predicate(req *tao.Request, p tao.Predicate, single bool) 
 			// at a key this client read, on the same shard in a transaction.
 			shard := -1
 			if !single {
-				shard = graph.ShardOf(op.ID1)
+				shard = tao.ShardOf(op.ID1)
 			}
 			var k tao.Key
 			var found bool

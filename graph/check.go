@@ -23,8 +23,8 @@ func CheckWorkload(w *workload.Workload) error {
 		return fmt.Errorf("workload %q, %s: %s", w.Name, field, fmt.Sprintf(format, args...))
 	}
 	n := w.Shards()
-	if n < 1 || n > MaxShards {
-		return bad("primary_shards", "%d shards: give 1 to %d weights (one per shard)", n, MaxShards)
+	if n < 1 || n > tao.MaxShards {
+		return bad("primary_shards", "%d shards: give 1 to %d weights (one per shard)", n, tao.MaxShards)
 	}
 	for i, s := range w.PrimaryShards.Values {
 		if s != i {

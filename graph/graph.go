@@ -237,8 +237,8 @@ func (g *Graph) place(primary []float64) error {
 		g.maxDeg = min(capCeil, g.fitDegree())
 		return g.degreeSum()
 	}
-	tooBig := func() bool { return slices.Max(g.nodes) >= MaxNodesPerShard }
-	lo := max(1, int64(min(float64(g.edges)/perNode, MaxNodesPerShard/2)))
+	tooBig := func() bool { return slices.Max(g.nodes) >= tao.MaxNodesPerShard }
+	lo := max(1, int64(min(float64(g.edges)/perNode, tao.MaxNodesPerShard/2)))
 	hi := lo
 	for lo > 1 && float64(sumAt(lo)) >= target {
 		lo = lo * 7 / 8
@@ -332,7 +332,7 @@ func (g *Graph) place(primary []float64) error {
 
 func (g *Graph) errTooBig() error {
 	s := slices.Index(g.nodes, slices.Max(g.nodes))
-	return fmt.Errorf("graph of %d edges needs %d nodes in shard %d, more than the %d an id can hold; give fewer --edges", g.edges, g.nodes[s], s, int64(MaxNodesPerShard))
+	return fmt.Errorf("graph of %d edges needs %d nodes in shard %d, more than the %d an id can hold; give fewer --edges", g.edges, g.nodes[s], s, int64(tao.MaxNodesPerShard))
 }
 
 // phase is shard s's rounding offset for its piece boundaries: the golden
@@ -353,7 +353,7 @@ func (g *Graph) allocate(n int64, cum []float64) {
 	g.rankEnd = make([][]int64, g.shards)
 	prev := int64(0)
 	for s := range g.nodes {
-		end := int64(math.Round(min(float64(n)*cum[s], 2*MaxNodesPerShard)))
+		end := int64(math.Round(min(float64(n)*cum[s], 2*tao.MaxNodesPerShard)))
 		g.nodes[s] = max(1, end-prev)
 		prev = end
 		g.first[s+1] = g.first[s] + g.nodes[s]
@@ -520,7 +520,7 @@ func (g *Graph) NodeAtRank(s int, r int64) Node {
 }
 
 func (g *Graph) node(shard int, index, rank int64) Node {
-	id := ID(shard, index)
+	id := tao.ID(shard, index)
 	n := Node{ID: id, base: g.nodeBase(id)}
 	n.Degree = g.degreeAt(shard, rank)
 	u := unit(field(n.base, fSplit))
@@ -618,7 +618,7 @@ func (g *Graph) Target(n *Node, c tao.EdgeCategory, k int64) int64 {
 	if c.Type().IsUnique() || uint64(k) >= s {
 		sb := slotBase(n.base, c, k)
 		t := g.remote[g.remoteA.Pick(field(sb, fShard))]
-		return ID(t, int64(dist.Below(field(sb, fIndex), uint64(g.nodes[t]))))
+		return tao.ID(t, int64(dist.Below(field(sb, fIndex), uint64(g.nodes[t]))))
 	}
 	off := dist.Hash(n.base, uint64(c), 0x6c6973, 0) % s
 	x := (uint64(k)*listPrime%s + off) % s
@@ -626,7 +626,7 @@ func (g *Graph) Target(n *Node, c tao.EdgeCategory, k int64) int64 {
 	t := sort.Search(g.shards-1, func(i int) bool { return uint64(math.Floor(float64(s)*g.remoteCum[i]+u)) > x })
 	from, _, start := g.layout(n, c, t)
 	nt := uint64(g.nodes[t])
-	return ID(t, int64((start+(x-from)%nt)%nt))
+	return tao.ID(t, int64((start+(x-from)%nt)%nt))
 }
 
 // Absent returns, for draw x, an id2 that node n's category c does not
@@ -639,17 +639,17 @@ func (g *Graph) Absent(n *Node, c tao.EdgeCategory, k int64, x uint64) int64 {
 	nt := uint64(g.nodes[t])
 	y := dist.Mix(x)
 	if c.Type().IsUnique() {
-		id := ID(t, int64(y%nt))
+		id := tao.ID(t, int64(y%nt))
 		if id == g.Target(n, c, k) && nt > 1 {
-			id = ID(t, int64((y+1)%nt))
+			id = tao.ID(t, int64((y+1)%nt))
 		}
 		return id
 	}
 	from, to, start := g.layout(n, c, t)
 	if m := to - from; m < nt {
-		return ID(t, int64((start+m+y%(nt-m))%nt))
+		return tao.ID(t, int64((start+m+y%(nt-m))%nt))
 	}
-	return ID(t, int64(y%nt))
+	return tao.ID(t, int64(y%nt))
 }
 
 // AppendNode appends node (shard, index)'s object and the edges the load

@@ -140,11 +140,11 @@ func TestStoredRowsFollowWorkload(t *testing.T) {
 			}
 			ec, _ := e.Type.Category()
 			cats[slices.Index(w.EdgeTypes.Values, ec)]++
-			id2[graph.ShardOf(e.ID2)]++
+			id2[tao.ShardOf(e.ID2)]++
 		}
 		placed := make([]int64, g.Shards())
 		for _, o := range objs {
-			placed[graph.ShardOf(o.ID)]++
+			placed[tao.ShardOf(o.ID)]++
 		}
 		for _, c := range []struct {
 			name    string
@@ -297,12 +297,12 @@ func TestInvariants(t *testing.T) {
 		return true
 	}
 	for _, o := range objs {
-		if o.Version != 1 || o.Time < lo || o.Time >= hi || !valueOK(o.Value) || graph.IsNew(o.ID) {
+		if o.Version != 1 || o.Time < lo || o.Time >= hi || !valueOK(o.Value) || tao.IsNew(o.ID) {
 			t.Fatalf("bad object %+v", o)
 		}
 	}
 	valid := func(id int64) bool {
-		return !graph.IsNew(id) && graph.ShardOf(id) < g.Shards() && graph.IndexOf(id) < g.ShardNodes(graph.ShardOf(id))
+		return !tao.IsNew(id) && tao.ShardOf(id) < g.Shards() && tao.IndexOf(id) < g.ShardNodes(tao.ShardOf(id))
 	}
 	type key struct {
 		id1 int64
@@ -388,28 +388,6 @@ func TestLargestOutdegree(t *testing.T) {
 		}
 		if largest != c.largest || largest > g.MaxOutdegree() {
 			t.Errorf("%s at %d edges: largest outdegree %d (cap %d), docs/graph.md says %d", c.name, c.edges, largest, g.MaxOutdegree(), c.largest)
-		}
-	}
-}
-
-func TestNewID(t *testing.T) {
-	seen := map[int64]bool{}
-	for _, f := range [][4]int64{{0, 0, 0, 0}, {49, 0, 0, 0}, {3, 1, 0, 0}, {3, 0, 1, 0}, {3, 0, 0, 1}, {3, 1<<20 - 1, 4095, 1<<24 - 1}} {
-		id, err := graph.NewID(int(f[0]), f[1], int(f[2]), uint64(f[3]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if id < 0 || !graph.IsNew(id) || graph.ShardOf(id) != int(f[0]) || seen[id] {
-			t.Fatalf("NewID%v = %x: negative, not new, wrong shard or repeated", f, id)
-		}
-		seen[id] = true
-	}
-	if graph.IsNew(graph.ID(63, graph.MaxNodesPerShard-1)) || graph.ID(63, 5) < 0 {
-		t.Error("loaded ids must be positive and not new")
-	}
-	for _, f := range [][4]int64{{64, 0, 0, 0}, {-1, 0, 0, 0}, {0, 1 << 20, 0, 0}, {0, -1, 0, 0}, {0, 0, 4096, 0}, {0, 0, 0, 1 << 24}} {
-		if _, err := graph.NewID(int(f[0]), f[1], int(f[2]), uint64(f[3])); err == nil {
-			t.Errorf("NewID%v accepted a field too large", f)
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
@@ -21,7 +20,7 @@ type expView struct {
 	Latency    []latRow
 	Outcomes   []outRow
 	Contention []Field
-	Fidelity   []fidelity.Row
+	Fidelity   []result.FidelityRow
 	Resources  []Field
 }
 

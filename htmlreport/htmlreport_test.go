@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/metrics"
-	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 )
@@ -31,9 +30,9 @@ func experiment(n int, scale time.Duration) *result.Experiment {
 }
 
 // Parse reads one result document as taobench report does: through
-// report.ReadJSON, so the page sees what a file holds.
+// result.ReadJSON, so the page sees what a file holds.
 func Parse(name string, data []byte) (*File, error) {
-	doc, err := report.ReadJSON(bytes.NewReader(data))
+	doc, err := result.ReadJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +44,7 @@ func encode(t *testing.T, extra map[string]any, exps ...*result.Experiment) []by
 	t.Helper()
 	var buf bytes.Buffer
 	run := &result.Run{Database: "null", Workload: "o", Edges: 100}
-	if err := report.WriteJSON(&buf, run, exps); err != nil {
+	if err := result.WriteJSON(&buf, run, exps); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -207,6 +206,26 @@ func TestCompareOpenLoop(t *testing.T) {
 		row := newCompare(files, []string{"a", "b"}).Rows[0]
 		if row.Metric != "throughput (req/s)" || row.Cells[1].Worse != c.marked {
 			t.Errorf("b not issuing %d of 300: %s %+v, want marked worse %v", c.notIssued, row.Metric, row.Cells, c.marked)
+		}
+	}
+}
+
+// TestFidelityFailMarked: a fidelity row that failed is marked in red, one
+// that passed is not.
+func TestFidelityFailMarked(t *testing.T) {
+	e := experiment(20, time.Microsecond)
+	e.Fidelity = []result.FidelityRow{
+		{Figure: "figure that passed", Verdict: result.Pass},
+		{Figure: "figure that failed", Verdict: result.Fail},
+	}
+	f := &File{Name: "a.json", Doc: &result.Doc{Run: &result.Run{Database: "null", Workload: "o"}, Experiments: []*result.Experiment{e}}}
+	var buf bytes.Buffer
+	if err := Write(&buf, []*File{f}, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	for figure, marked := range map[string]bool{"figure that passed": false, "figure that failed": true} {
+		if got := strings.Contains(buf.String(), `<tr class="worse"><td>`+figure+"</td>"); got != marked {
+			t.Errorf("%s: marked worse %v, want %v", figure, got, marked)
 		}
 	}
 }

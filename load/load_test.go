@@ -377,7 +377,7 @@ func TestLoadSplit(t *testing.T) {
 			}
 			for s := 0; s < g.Shards(); s++ {
 				for i := range g.ShardNodes(s) {
-					if n := d.objects[graph.ID(s, i)]; n != 1 {
+					if n := d.objects[tao.ID(s, i)]; n != 1 {
 						t.Fatalf("node (%d, %d) written %d times", s, i, n)
 					}
 				}

@@ -23,7 +23,7 @@ type Reporter struct {
 // Reporters are the formats --format chooses from, by name.
 var Reporters = []Reporter{
 	{Name: "text", Experiment: WriteText},
-	{Name: "json", Run: WriteJSON},
+	{Name: "json", Run: result.WriteJSON},
 }
 
 // ParseFormats parses a comma-separated list of formats, such as

@@ -11,6 +11,7 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -22,7 +23,7 @@ func TestHDRLog(t *testing.T) {
 	ss := samples(5000)
 	e := experimentOf(1, ss, nil)
 	var b bytes.Buffer
-	if err := WriteHDRLog(&b, []*Experiment{e}); err != nil {
+	if err := WriteHDRLog(&b, []*result.Experiment{e}); err != nil {
 		t.Fatal(err)
 	}
 	log := b.String()

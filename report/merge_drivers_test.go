@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/result"
 )
 
@@ -22,14 +21,14 @@ func driverDoc(t *testing.T, i, n, threads int, rate float64, ss []int) result.N
 		mine = append(mine, all[k])
 	}
 	first := threads * i / n
-	e := experimentOf(threads*(i+1)/n-first, mine, &fidelity.Counters{})
+	e := experimentOf(threads*(i+1)/n-first, mine, &result.Counters{})
 	e.FirstClient, e.AllThreads, e.AllRate = first, threads, rate
 	e.At = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	e.Late = time.Duration(i) * 10 * time.Millisecond
 	if rate > 0 {
 		e.OpenLoop = result.OpenLoop{Rate: rate * float64(e.Threads) / float64(threads), Arrival: "poisson", Scheduled: 10}
 	}
-	doc, err := ReadJSON(bytes.NewReader(jsonOf(t, run, e)))
+	doc, err := result.ReadJSON(bytes.NewReader(jsonOf(t, run, e)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +55,7 @@ func TestMergeDrivers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	whole := experimentOf(10, samples(4000), &fidelity.Counters{})
+	whole := experimentOf(10, samples(4000), &result.Counters{})
 	e := m.Experiments[0]
 	if e.Threads != 10 || e.Procs() != 4 || e.Sum().Requests() != whole.Sum().Requests() || e.Late != 30*time.Millisecond {
 		t.Errorf("merged: %d threads, %d processes, %d requests (want %d), late %v", e.Threads, e.Procs(), e.Sum().Requests(), whole.Sum().Requests(), e.Late)
@@ -73,7 +72,7 @@ func TestMergeDrivers(t *testing.T) {
 		t.Errorf("merged run: drivers %v, id %q", got, m.Run.RunID)
 	}
 	// The merged document reads back and merges no further with its parts.
-	back, err := ReadJSON(bytes.NewReader(jsonOf(t, m.Run, m.Experiments...)))
+	back, err := result.ReadJSON(bytes.NewReader(jsonOf(t, m.Run, m.Experiments...)))
 	if err != nil || len(back.Run.DriverIndexes) != 4 {
 		t.Fatalf("merged document: %v, %+v", err, back)
 	}
@@ -91,7 +90,7 @@ func TestMergeDrivers(t *testing.T) {
 	other := driverDoc(t, 3, 4, 10, 1000, parts[3])
 	other.Doc.Run.RunID = "r2"
 	refuse("foreign", []result.Named{runs[0], runs[1], runs[2], other}, "holds driver results of run r1 (4 drivers) but d3.json holds driver [3] of run r2")
-	single := result.Named{Name: "one.json", Doc: &result.Doc{Run: testRun(8), Experiments: []*result.Experiment{experimentOf(10, samples(10), &fidelity.Counters{})}}}
+	single := result.Named{Name: "one.json", Doc: &result.Doc{Run: testRun(8), Experiments: []*result.Experiment{experimentOf(10, samples(10), &result.Counters{})}}}
 	refuse("not a driver", []result.Named{runs[0], runs[1], runs[2], runs[3], single}, "one.json holds a run not split across drivers")
 	wrongRate := driverDoc(t, 3, 4, 10, 2000, parts[3])
 	refuse("rate", []result.Named{runs[0], runs[1], runs[2], wrongRate}, "all_target_rate")

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
@@ -50,7 +49,7 @@ func samples(n int) []metrics.Sample {
 	return out
 }
 
-func experimentOf(threads int, ss []metrics.Sample, fid *fidelity.Counters) *result.Experiment {
+func experimentOf(threads int, ss []metrics.Sample, fid *result.Counters) *result.Experiment {
 	r := metrics.NewRecorder()
 	for i := 0; i < len(ss); i += 64 {
 		r.RecordBatch(ss[i:min(i+64, len(ss))])
@@ -71,7 +70,7 @@ func testRun(seed uint64) *result.Run {
 func jsonOf(t *testing.T, run *result.Run, exps ...*result.Experiment) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := WriteJSON(&b, run, exps); err != nil {
+	if err := result.WriteJSON(&b, run, exps); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()
@@ -85,16 +84,16 @@ func jsonOf(t *testing.T, run *result.Run, exps ...*result.Experiment) []byte {
 func TestMergeSplitEqualsWhole(t *testing.T) {
 	ss := samples(20000)
 	half := len(ss) / 2
-	fa := fidelity.Counters{PointReads: 10, PointHits: 2, RangeSizes: [fidelity.SizeBuckets]int64{3, 1}}
-	fb := fidelity.Counters{PointReads: 7, PointHits: 5, RangeSizes: [fidelity.SizeBuckets]int64{0, 4}}
+	fa := result.Counters{PointReads: 10, PointHits: 2, RangeSizes: [result.SizeBuckets]int64{3, 1}}
+	fb := result.Counters{PointReads: 7, PointHits: 5, RangeSizes: [result.SizeBuckets]int64{0, 4}}
 	fw := fa
 	fw.Merge(&fb)
 	whole := jsonOf(t, testRun(1), experimentOf(2, ss, &fw))
 
 	var runs []result.Named
 	for i, part := range [][]metrics.Sample{ss[:half], ss[half:]} {
-		f := []*fidelity.Counters{&fa, &fb}[i]
-		doc, err := ReadJSON(bytes.NewReader(jsonOf(t, testRun(uint64(1+i)), experimentOf(1, part, f))))
+		f := []*result.Counters{&fa, &fb}[i]
+		doc, err := result.ReadJSON(bytes.NewReader(jsonOf(t, testRun(uint64(1+i)), experimentOf(1, part, f))))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +214,7 @@ func TestReadJSONRefuses(t *testing.T) {
 		{strings.Replace(good, `"ok": `, `"ok": 1`, 1), "the outcomes add up to"},
 		{strings.Replace(good, `"hdr": "HISTFAA`, `"hdr": "XISTFAA`, 1), "cannot be decoded"},
 	} {
-		_, err := ReadJSON(strings.NewReader(tc.doc))
+		_, err := result.ReadJSON(strings.NewReader(tc.doc))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("want an error with %q, got %v", tc.want, err)
 		}
@@ -245,7 +244,7 @@ func TestMergeOpenLoop(t *testing.T) {
 	whole := jsonOf(t, testRun(1), open(2, ss, 200, 1000, 30, 6))
 	var runs []result.Named
 	for i, part := range [][]metrics.Sample{ss[:half], ss[half:]} {
-		doc, err := ReadJSON(bytes.NewReader(jsonOf(t, testRun(uint64(1+i)), open(1, part, 100, 500, int64(10+10*i), int64(2+2*i)))))
+		doc, err := result.ReadJSON(bytes.NewReader(jsonOf(t, testRun(uint64(1+i)), open(1, part, 100, 500, int64(10+10*i), int64(2+2*i)))))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,8 @@
-// Package report writes the results of experiments: a text summary that
+// Package report writes the results of experiments as text: a summary that
 // begins with the original TAOBench lines, so existing scripts keep working,
-// and a JSON document with fixed keys for tools. docs/results.md defines every
-// line and key.
+// the fidelity table, and HDR histogram logs; the JSON document is result's
+// (result.WriteJSON), and --format chooses among both (Reporters).
+// docs/results.md defines every line and key.
 package report
 
 import (
@@ -11,14 +12,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 )
 
 // Experiment and Run are the result package's: report only formats them.
-// The aliases keep code written against report.Experiment compiling.
+// The aliases, and WriteJSON and ReadJSON below, keep cmd/taobench
+// compiling while it is rewritten (issue 16); nothing else uses them.
+// Delete them when cmd no longer does.
 type (
 	// Deprecated: use result.Experiment.
 	Experiment = result.Experiment
@@ -27,6 +29,20 @@ type (
 	// Deprecated: use result.OpenLoop.
 	OpenLoop = result.OpenLoop
 )
+
+// WriteJSON is result.WriteJSON, kept for cmd/taobench like the aliases
+// above.
+//
+// Deprecated: use result.WriteJSON.
+func WriteJSON(w io.Writer, run *result.Run, exps []*result.Experiment) error {
+	return result.WriteJSON(w, run, exps)
+}
+
+// ReadJSON is result.ReadJSON, kept for cmd/taobench like the aliases
+// above.
+//
+// Deprecated: use result.ReadJSON.
+func ReadJSON(r io.Reader) (*result.Doc, error) { return result.ReadJSON(r) }
 
 // bracket is one category of the original's latency line: the union of the
 // named series.
@@ -185,7 +201,7 @@ func num(x float64) string {
 
 // WriteFidelity writes fidelity rows as a table: each figure's target,
 // what the database returned, the tolerance and the verdict.
-func WriteFidelity(w io.Writer, rows []fidelity.Row) error {
+func WriteFidelity(w io.Writer, rows []result.FidelityRow) error {
 	if len(rows) == 0 {
 		return nil
 	}

@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 )
 
 // synthetic is an experiment whose every figure is known (see the comments).
-func synthetic() *Experiment {
+func synthetic() *result.Experiment {
 	r := metrics.NewRecorder()
 	us := func(x float64) time.Duration { return time.Duration(x * 1000) }
 	for _, s := range []metrics.Sample{
@@ -34,7 +34,7 @@ func synthetic() *Experiment {
 		}
 		r.Record(&s)
 	}
-	return &Experiment{
+	return &result.Experiment{
 		Threads: 4, Warmup: 10 * time.Second, Duration: 60 * time.Second,
 		TotalRuntime: 70500 * time.Millisecond, Measured: 60 * time.Second,
 		Summary: r.Snapshot(),
@@ -113,7 +113,7 @@ func TestTextDetails(t *testing.T) {
 	e := synthetic()
 	e.Interrupted = true
 	e.Measured = 30 * time.Second
-	e.Counters = &fidelity.Counters{NoopWrites: 4}
+	e.Counters = &result.Counters{NoopWrites: 4}
 	e.Counters.Txns[tao.WriteTxn] = 9
 	e.Counters.Outcomes[tao.WriteTxn] = [tao.NumOutcomes]int64{tao.OK: 5, tao.PreconditionFailed: 1, tao.UniqueViolation: 2, tao.ConflictAssociation: 1}
 	var buf bytes.Buffer
@@ -159,7 +159,7 @@ func TestTextDetails(t *testing.T) {
 // each leaves the database in a different state.
 func TestTextInjectedFailures(t *testing.T) {
 	e := synthetic()
-	e.Counters = &fidelity.Counters{}
+	e.Counters = &result.Counters{}
 	e.Counters.Txns[tao.WriteTxn] = 10
 	e.Counters.Outcomes[tao.WriteTxn] = [tao.NumOutcomes]int64{tao.OK: 6, tao.FailedAfterReserve: 1, tao.FailedAfterPrimaryCommit: 3}
 	var buf bytes.Buffer
@@ -174,7 +174,7 @@ func TestTextInjectedFailures(t *testing.T) {
 
 func TestTextEmpty(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteText(&buf, &Experiment{Threads: 1, Duration: time.Second}); err != nil {
+	if err := WriteText(&buf, &result.Experiment{Threads: 1, Duration: time.Second}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -213,10 +213,10 @@ func sorted(s string) string {
 }
 
 func TestJSON(t *testing.T) {
-	run := &Run{Database: "postgres://u:xxxxx@h/db", Workload: "o", Seed: 7, Edges: 1000, Retries: 3,
+	run := &result.Run{Database: "postgres://u:xxxxx@h/db", Workload: "o", Seed: 7, Edges: 1000, Retries: 3,
 		Started: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC), Version: "v0.1", Revision: "0123abc+modified", NotApplied: []string{"read_tiers"}}
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, run, []*Experiment{synthetic(), {Threads: 2}}); err != nil {
+	if err := result.WriteJSON(&buf, run, []*result.Experiment{synthetic(), {Threads: 2}}); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -325,7 +325,7 @@ func TestJSON(t *testing.T) {
 
 func TestJSONNilRun(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, nil, nil); err != nil {
+	if err := result.WriteJSON(&buf, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -350,8 +350,8 @@ func TestOpenLoopReport(t *testing.T) {
 		r.Record(&metrics.Sample{Class: tao.Read, Kind: tao.ObjRead, Outcome: tao.OK, Attempts: 1,
 			Latency: 10 * time.Millisecond, Service: time.Millisecond, At: time.Duration(i) * time.Millisecond})
 	}
-	e := &Experiment{Threads: 2, Duration: time.Second, Measured: time.Second, Summary: r.Snapshot(),
-		OpenLoop: OpenLoop{Rate: 200, Arrival: "poisson", Scheduled: 200, NotIssued: 100}, Overtime: 7}
+	e := &result.Experiment{Threads: 2, Duration: time.Second, Measured: time.Second, Summary: r.Snapshot(),
+		OpenLoop: result.OpenLoop{Rate: 200, Arrival: "poisson", Scheduled: 200, NotIssued: 100}, Overtime: 7}
 	var buf bytes.Buffer
 	if err := WriteText(&buf, e); err != nil {
 		t.Fatal(err)
@@ -373,7 +373,7 @@ func TestOpenLoopReport(t *testing.T) {
 		t.Errorf("service table does not give 1 ms:\n%s", text)
 	}
 	buf.Reset()
-	if err := WriteJSON(&buf, nil, []*Experiment{e}); err != nil {
+	if err := result.WriteJSON(&buf, nil, []*result.Experiment{e}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -408,7 +408,7 @@ func TestInjectedReport(t *testing.T) {
 		r.Record(&metrics.Sample{Class: tao.WriteTxn, Outcome: tao.OK, Attempts: 1,
 			Latency: 12 * time.Millisecond, Inject: true, Injected: 10 * time.Millisecond})
 	}
-	e := &Experiment{Threads: 1, Duration: time.Second, Measured: time.Second, Summary: r.Snapshot()}
+	e := &result.Experiment{Threads: 1, Duration: time.Second, Measured: time.Second, Summary: r.Snapshot()}
 	var buf bytes.Buffer
 	if err := WriteText(&buf, e); err != nil {
 		t.Fatal(err)
@@ -417,7 +417,7 @@ func TestInjectedReport(t *testing.T) {
 		t.Errorf("text lacks %q:\n%s", want, buf.String())
 	}
 	buf.Reset()
-	if err := WriteJSON(&buf, nil, []*Experiment{e}); err != nil {
+	if err := result.WriteJSON(&buf, nil, []*result.Experiment{e}); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

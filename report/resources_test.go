@@ -24,7 +24,7 @@ func TestResourcesJSON(t *testing.T) {
 			Deltas: map[string]int64{"xact_commit": 1234, "xact_rollback": 0, "tup_returned": 1851, "blks_hit": 99}, Error: "after: permission denied"},
 	}
 	var buf bytes.Buffer
-	if err := WriteJSON(&buf, &result.Run{Workload: "o", Database: "postgres://x@h/db"}, []*result.Experiment{e}); err != nil {
+	if err := result.WriteJSON(&buf, &result.Run{Workload: "o", Database: "postgres://x@h/db"}, []*result.Experiment{e}); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -52,7 +52,7 @@ func TestResourcesJSON(t *testing.T) {
 		t.Errorf("server state keys %q", got)
 	}
 
-	back, err := ReadJSON(&buf)
+	back, err := result.ReadJSON(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,10 +75,4 @@ func TestResourcesJSON(t *testing.T) {
 		}
 	}
 
-	// Merged from two processes: none, said so.
-	e.Processes = 2
-	x := resourcesJSON(e.Resources, e.Procs())
-	if x.Server != nil || !strings.HasPrefix(x.Driver.Error, "not recorded") || x.Driver.Samples == nil {
-		t.Errorf("merged resources: %+v", x)
-	}
 }

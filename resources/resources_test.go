@@ -134,7 +134,7 @@ func TestTuplesPerRequest(t *testing.T) {
 		{"sqlite", &result.ServerUsage{Engine: "sqlite", Deltas: map[string]int64{}}, 0, false},
 		{"no server", nil, 0, false},
 	} {
-		got, ok := TuplesPerRequest(c.s)
+		got, ok := c.s.TuplesPerRequest()
 		if ok != c.ok || math.Abs(got-c.want) > 1e-9 {
 			t.Errorf("%s: got %v, %v; want %v, %v", c.name, got, ok, c.want, c.ok)
 		}

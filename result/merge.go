@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
 )
 
@@ -163,7 +162,7 @@ func add(m, e *Experiment) *Experiment {
 		c.Processes = e.Procs()
 		c.Summary = metrics.NewSummary()
 		c.Summary.Merge(e.Summary)
-		c.Counters = &fidelity.Counters{}
+		c.Counters = &Counters{}
 		c.Counters.Merge(e.Counters)
 		c.Fidelity = nil
 		return &c

@@ -46,3 +46,46 @@ type ServerState struct {
 	SizeBytes map[string]int64
 	Gauges    map[string]int64
 }
+
+// TuplesPerRequest derives, from a server's counter deltas, the rows its
+// storage read per transaction, which is per request: taobench runs each
+// request (a single statement or a transaction of several) as one server
+// transaction, a retried one as several. A statement that takes the wrong
+// index shows here: a point read through edges_time reads the whole
+// (id1, type) list. PostgreSQL: tup_returned (index entries and rows
+// scans returned) over xact_commit + xact_rollback, counted for the run's
+// database by every session on it. MySQL and MariaDB: the Handler_read_*
+// calls over Handler_commit + Handler_rollback (an autocommit statement
+// commits once), server-wide. ok is false where the counters are absent
+// (SQLite, the null store) or no transaction was counted.
+func (s *ServerUsage) TuplesPerRequest() (v float64, ok bool) {
+	if s == nil {
+		return 0, false
+	}
+	var reads, xacts []string
+	switch s.Engine {
+	case "postgres":
+		reads, xacts = []string{"tup_returned"}, []string{"xact_commit", "xact_rollback"}
+	case "mysql":
+		reads = []string{"Handler_read_first", "Handler_read_key", "Handler_read_next", "Handler_read_prev", "Handler_read_rnd_next"}
+		xacts = []string{"Handler_commit", "Handler_rollback"}
+	default:
+		return 0, false
+	}
+	sum := func(keys []string) (n int64, all bool) {
+		for _, k := range keys {
+			v, ok := s.Deltas[k]
+			if !ok {
+				return 0, false
+			}
+			n += v
+		}
+		return n, true
+	}
+	r, rok := sum(reads)
+	x, xok := sum(xacts)
+	if !rok || !xok || x <= 0 {
+		return 0, false
+	}
+	return float64(r) / float64(x), true
+}

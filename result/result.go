@@ -1,12 +1,17 @@
 // Package result holds what a run measured, as data of its own: run produces
-// it, and every reporter (text, JSON, merge; later HTML) consumes it, so run →
-// result ← report. docs/results.md defines every figure.
+// it, WriteJSON and ReadJSON carry it through a file with fixed keys, Merge
+// adds up the files of several processes, and the reporters (text, HTML)
+// consume it, so run → result ← report. docs/results.md defines every figure
+// and key.
+//
+// It is a leaf: it imports only metrics and tao, never the workload, graph,
+// generator or store, so reading, merging and reporting results link none of
+// them (deps_test.go checks, for report and htmlreport too).
 package result
 
 import (
 	"time"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
 )
 
@@ -25,8 +30,8 @@ type Experiment struct {
 	Summary   *metrics.Summary
 	// Fidelity sets what the database returned beside the workload's
 	// targets; Counters are the raw counts behind it.
-	Fidelity []fidelity.Row
-	Counters *fidelity.Counters
+	Fidelity []FidelityRow
+	Counters *Counters
 	// OpenLoop describes the target rate; zero in closed loop.
 	OpenLoop OpenLoop
 	// Drivers of one run (docs/distributed.md): At is the experiment's

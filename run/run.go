@@ -248,7 +248,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		sum.Merge(r.Snapshot())
 	}
 	sum.Merge(tl.Snapshot())
-	var fid fidelity.Counters
+	var fid result.Counters
 	for _, c := range clients {
 		fid.Merge(&c.fid)
 	}
@@ -352,7 +352,7 @@ type client struct {
 	sleeper   *clock.Sleeper    // open loop: waits for intended starts; injected delays
 	inject    *injector         // nil: no injected latency
 	errStreak int               // consecutive requests that ended in Error
-	fid       fidelity.Counters // what the database returned, for the fidelity rows
+	fid       result.Counters   // what the database returned, for the fidelity rows
 	loss      *firstLoss        // shared; nil keeps no error
 	id        int               // the client's number, for live
 	live      Live              // nil: no live metrics

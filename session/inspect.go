@@ -21,7 +21,7 @@ type Validation struct {
 	GraphOf string
 	// Rows are the graph's inventory against its workload, then the short
 	// run's fidelity rows; fidelity.Failed says which failed.
-	Rows []fidelity.Row
+	Rows []result.FidelityRow
 }
 
 // Validate checks the database against a workload (cfg.Workload): what it

@@ -2,8 +2,10 @@
 // model (objects and associations), the request kinds a workload issues, the
 // preconditions they carry and the outcomes they end in.
 //
-// It holds types only. The generator fills Requests, a store executes them and
-// fills Results, and metrics count them; none of them needs to know the others.
+// It holds types only, and the id layout (ids.go) that the graph, the
+// generator and the stores share. The generator fills Requests, a store
+// executes them and fills Results, and metrics count them; none of them needs
+// to know the others.
 package tao
 
 import "fmt"

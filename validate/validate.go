@@ -102,7 +102,7 @@ func Observe(w *workload.Workload, g *graph.Graph, n int, seed uint64) (*Counts,
 		}
 		if len(req.Ops) > 0 {
 			// One shard per request: a transaction's ops share a home shard.
-			c.PrimaryShards[graph.ShardOf(req.Ops[0].ID1)]++
+			c.PrimaryShards[tao.ShardOf(req.Ops[0].ID1)]++
 		}
 		for i := range req.Ops {
 			op := &req.Ops[i]
@@ -119,7 +119,7 @@ func Observe(w *workload.Workload, g *graph.Graph, n int, seed uint64) (*Counts,
 			case tao.EdgePointRead, tao.EdgeAdd, tao.EdgeUpdate, tao.EdgeDelete:
 				if !seenID2[op.ID1] {
 					seenID2[op.ID1] = true
-					c.RemoteShards[graph.ShardOf(op.ID2)]++
+					c.RemoteShards[tao.ShardOf(op.ID2)]++
 				}
 			}
 		}

@@ -21,8 +21,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
 )
 
 // distProcs runs the binary once per argument list, all at once, and
@@ -92,7 +92,7 @@ func (s srvServer) distCreated(t *testing.T, dbURL string) []int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	q := fmt.Sprintf("SELECT id FROM objects WHERE (id >> %d) & 1 = 1", graph.ShardShift-1)
+	q := fmt.Sprintf("SELECT id FROM objects WHERE (id >> %d) & 1 = 1", tao.ShardShift-1)
 	var ids []int64
 	if s.kind == "postgres" {
 		conn, err := pgx.Connect(ctx, dbURL)
@@ -243,8 +243,8 @@ func TestServerDrivers(t *testing.T) {
 		created := s.distCreated(t, many)
 		clients := map[int64]int{}
 		for _, id := range created {
-			run := id >> (graph.ClientBits + graph.SeqBits) & (1<<graph.RunBits - 1)
-			client := id >> graph.SeqBits & (1<<graph.ClientBits - 1)
+			run := id >> (tao.ClientBits + tao.SeqBits) & (1<<tao.RunBits - 1)
+			client := id >> tao.SeqBits & (1<<tao.ClientBits - 1)
 			if run != 1 || client >= 16 {
 				t.Fatalf("created object %d has run %d, client %d: want run 1 (the one shared run) and a client of 0 to 15", id, run, client)
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -79,7 +78,7 @@ func hold(ctx context.Context, d time.Duration) error {
 // id2 is. An error or conflict before the commit ends as it would without
 // the fail point, having written nothing.
 func (db *DB) primaryCommit(ctx context.Context, tx txn, req *tao.Request, res *tao.Result) {
-	primary := graph.ShardOf(req.Ops[0].ID1)
+	primary := tao.ShardOf(req.Ops[0].ID1)
 	for i := range req.Ops {
 		op := &req.Ops[i]
 		out, err := db.primaryOp(ctx, tx, op, &res.Ops[i], primary)
@@ -107,14 +106,14 @@ func (db *DB) primaryCommit(ctx context.Context, tx txn, req *tao.Request, res *
 // (on id2's shard) each only when on primary.
 func (db *DB) primaryOp(ctx context.Context, q querier, op *tao.Op, r *tao.OpResult, primary int) (tao.Outcome, error) {
 	inv, bidir := op.Type.Inverse()
-	fwdHere := graph.ShardOf(op.ID1) == primary
+	fwdHere := tao.ShardOf(op.ID1) == primary
 	if !op.Kind.IsEdge() || !bidir || op.Kind.IsRead() {
 		if !fwdHere {
 			return tao.OK, nil
 		}
 		return db.op(ctx, q, op, r)
 	}
-	invHere := graph.ShardOf(op.ID2) == primary
+	invHere := tao.ShardOf(op.ID2) == primary
 	if fwdHere && invHere {
 		return db.op(ctx, q, op, r)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
 )
@@ -21,7 +20,7 @@ func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
 		row func(k, n int64)
 	}{
 		// id >> 56 is the shard and the created-at-run-time bit (graph ids).
-		{fmt.Sprintf("SELECT id >> %d, COUNT(*) FROM objects GROUP BY 1", graph.ShardShift-1), func(k, n int64) {
+		{fmt.Sprintf("SELECT id >> %d, COUNT(*) FROM objects GROUP BY 1", tao.ShardShift-1), func(k, n int64) {
 			if k&1 == 1 {
 				inv.NewObjects += n
 			} else {
@@ -30,7 +29,7 @@ func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
 		}},
 		{"SELECT " + baseOf("type") + ", COUNT(*) FROM edges WHERE " + baseOf("type") + " IN (" + fwd + ") GROUP BY 1",
 			func(k, n int64) { inv.EdgesByBase[k] += n }},
-		{fmt.Sprintf("SELECT id2 >> %d, COUNT(*) FROM edges WHERE %s IN (%s) GROUP BY 1", graph.ShardShift, baseOf("type"), fwd),
+		{fmt.Sprintf("SELECT id2 >> %d, COUNT(*) FROM edges WHERE %s IN (%s) GROUP BY 1", tao.ShardShift, baseOf("type"), fwd),
 			func(k, n int64) { inv.EdgesByShard2[int(k)] += n }},
 	}
 	for _, x := range queries {

@@ -73,7 +73,7 @@ func testLockHold(x *tester, id int64) {
 	}
 }
 
-// shard1 is an id of the same index on shard 1 (graph.ShardShift is 57).
+// shard1 is an id of the same index on shard 1 (tao.ShardShift is 57).
 func shard1(id int64) int64 { return id | 1<<57 }
 
 // testInjected: each fail point ends in its own outcome and leaves what it

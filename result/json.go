@@ -1,4 +1,4 @@
-package report
+package result
 
 import (
 	"encoding/json"
@@ -6,9 +6,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
-	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -77,8 +75,8 @@ type jsonExperiment struct {
 // jsonFidelity is the run's own evidence that the database saw the
 // workload: each figure beside its target, and the counts behind them.
 type jsonFidelity struct {
-	Rows   []fidelity.Row     `json:"rows"`
-	Counts *fidelity.Counters `json:"counts"`
+	Rows   []FidelityRow `json:"rows"`
+	Counts *Counters     `json:"counts"`
 }
 
 type jsonLatency struct {
@@ -113,7 +111,7 @@ type jsonLostSecond struct {
 }
 
 // WriteJSON writes one document holding the run and all its experiments.
-func WriteJSON(w io.Writer, run *result.Run, exps []*result.Experiment) error {
+func WriteJSON(w io.Writer, run *Run, exps []*Experiment) error {
 	doc := jsonDoc{Experiments: []jsonExperiment{}}
 	if run != nil {
 		doc.Run = jsonRun{
@@ -123,7 +121,7 @@ func WriteJSON(w io.Writer, run *result.Run, exps []*result.Experiment) error {
 		}
 		doc.Run.jsonDriverRun = driverRunJSON(run)
 	} else {
-		doc.Run.jsonDriverRun = driverRunJSON(&result.Run{})
+		doc.Run.jsonDriverRun = driverRunJSON(&Run{})
 	}
 	if doc.Run.NotApplied == nil {
 		doc.Run.NotApplied = []string{}
@@ -142,7 +140,7 @@ func WriteJSON(w io.Writer, run *result.Run, exps []*result.Experiment) error {
 	return enc.Encode(doc)
 }
 
-func experimentJSON(e *result.Experiment) (jsonExperiment, error) {
+func experimentJSON(e *Experiment) (jsonExperiment, error) {
 	s := e.Sum()
 	data, err := s.Data()
 	if err != nil {
@@ -188,10 +186,10 @@ func experimentJSON(e *result.Experiment) (jsonExperiment, error) {
 		x.Timeline = []metrics.SecondData{}
 	}
 	if x.Fidelity.Rows == nil {
-		x.Fidelity.Rows = []fidelity.Row{}
+		x.Fidelity.Rows = []FidelityRow{}
 	}
 	if x.Fidelity.Counts == nil {
-		x.Fidelity.Counts = &fidelity.Counters{}
+		x.Fidelity.Counts = &Counters{}
 	}
 	for _, name := range metrics.SeriesNames() {
 		x.LatencyUS[name] = jsonLatency(s.Stats(name))

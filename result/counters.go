@@ -1,26 +1,44 @@
-// Package fidelity checks a run against the workload it was meant to be:
-// clients count what the database returned and wrote (edge-read hits, list
-// sizes, shards per transaction, new rows, preconditions that became real
-// checks, outcomes), and Compare sets each figure beside its target with a
-// stated tolerance. docs/results.md defines every figure.
-//
-// Counting is per client, with no lock: a client owns its Counters and the
-// runner merges them when the experiment ends.
-package fidelity
+package result
 
 import (
 	"math/bits"
 
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/tao"
 )
+
+// Verdicts of a FidelityRow.
+const (
+	Pass    = "pass"
+	Fail    = "FAIL"
+	Skipped = "skipped"
+)
+
+// FidelityRow is one fidelity figure: its target, what was observed and
+// the verdict. Package fidelity makes the rows; they are data here so
+// that reading, merging and reporting results needs no workload, generator
+// or store.
+type FidelityRow struct {
+	Figure    string  `json:"figure"`
+	Target    float64 `json:"target"`
+	Observed  float64 `json:"observed"`
+	Tolerance float64 `json:"tolerance"` // absolute, in the figure's unit
+	N         int64   `json:"n"`         // observations behind Observed
+	P         float64 `json:"p_value"`   // chi-square rows only; -1 otherwise
+	Verdict   string  `json:"verdict"`
+	Note      string  `json:"note,omitempty"`
+}
+
+// Failed reports whether the row's verdict is Fail.
+func (r FidelityRow) Failed() bool { return r.Verdict == Fail }
 
 // SizeBuckets is the number of range-size buckets: bucket b holds sizes in
 // [2^b, 2^(b+1)), so bucket 0 is exactly one edge.
 const SizeBuckets = 24
 
-// Counters are what one or more clients saw the database do. Only
-// requests started in the measured window are counted.
+// Counters are what one or more clients saw the database do, the raw
+// counts behind the fidelity rows. Only requests started in the measured
+// window are counted. Counting is per client, with no lock: a client owns
+// its Counters and the runner merges them when the experiment ends.
 type Counters struct {
 	PointReads          int64                                  `json:"point_reads"`          // edge_point_read ops
 	PointHits           int64                                  `json:"point_hits"`           // of those, found the edge
@@ -135,7 +153,7 @@ func onlyAdds(ops []tao.Op) bool {
 // of each key's id1; the inverse of a bidirectional edge is not counted).
 func spans(ops []tao.Op) bool {
 	for i := 1; i < len(ops); i++ {
-		if graph.ShardOf(ops[i].ID1) != graph.ShardOf(ops[0].ID1) {
+		if tao.ShardOf(ops[i].ID1) != tao.ShardOf(ops[0].ID1) {
 			return true
 		}
 	}

@@ -1,11 +1,9 @@
-package report
+package result
 
 import (
 	"fmt"
 	"math"
 	"time"
-
-	"github.com/taobench/taobench/result"
 )
 
 // The keys of a run split across driver processes (docs/distributed.md,
@@ -26,7 +24,7 @@ type jsonDriverExperiment struct {
 	AllTargetRate float64 `json:"all_target_rate"`
 }
 
-func driverRunJSON(r *result.Run) jsonDriverRun {
+func driverRunJSON(r *Run) jsonDriverRun {
 	j := jsonDriverRun{RunID: r.RunID, Drivers: max(r.Drivers, 1), DriverIndexes: r.DriverIndexes}
 	if j.DriverIndexes == nil {
 		j.DriverIndexes = []int{0}
@@ -34,7 +32,7 @@ func driverRunJSON(r *result.Run) jsonDriverRun {
 	return j
 }
 
-func driverRunFromJSON(j jsonDriverRun, r *result.Run) error {
+func driverRunFromJSON(j jsonDriverRun, r *Run) error {
 	if j.Drivers < 0 || len(j.DriverIndexes) > max(j.Drivers, 1) {
 		return fmt.Errorf("run: drivers %d, driver_indexes %v: do not hang together", j.Drivers, j.DriverIndexes)
 	}
@@ -47,7 +45,7 @@ func driverRunFromJSON(j jsonDriverRun, r *result.Run) error {
 	return nil
 }
 
-func driverExperimentJSON(e *result.Experiment) jsonDriverExperiment {
+func driverExperimentJSON(e *Experiment) jsonDriverExperiment {
 	j := jsonDriverExperiment{LateS: e.Late.Seconds(), FirstClient: e.FirstClient, AllThreads: e.AllThreads, AllTargetRate: e.AllRate}
 	if !e.At.IsZero() {
 		j.SharedStart = e.At.UTC().Format(time.RFC3339Nano)
@@ -55,7 +53,7 @@ func driverExperimentJSON(e *result.Experiment) jsonDriverExperiment {
 	return j
 }
 
-func driverExperimentFromJSON(j jsonDriverExperiment, e *result.Experiment) error {
+func driverExperimentFromJSON(j jsonDriverExperiment, e *Experiment) error {
 	if j.SharedStart != "" {
 		t, err := time.Parse(time.RFC3339Nano, j.SharedStart)
 		if err != nil {

@@ -1,4 +1,4 @@
-package report
+package result
 
 import (
 	"encoding/json"
@@ -7,9 +7,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/metrics"
-	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -17,7 +15,7 @@ import (
 // the summaries are rebuilt from the histograms and counters, not from the
 // rounded figures beside them. Errors say what is missing or wrong; a
 // document written before histograms were kept cannot be read.
-func ReadJSON(r io.Reader) (*result.Doc, error) {
+func ReadJSON(r io.Reader) (*Doc, error) {
 	var doc jsonDoc
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&doc); err != nil {
@@ -26,7 +24,7 @@ func ReadJSON(r io.Reader) (*result.Doc, error) {
 	if doc.Run.Workload == "" {
 		return nil, fmt.Errorf("not a taobench results document: no run.workload")
 	}
-	out := &result.Doc{Run: &result.Run{
+	out := &Doc{Run: &Run{
 		Database: doc.Run.Database, Workload: doc.Run.Workload, GraphWorkload: doc.Run.GraphWorkload,
 		GraphSeed: doc.Run.GraphSeed, Seed: doc.Run.Seed, Edges: doc.Run.Edges, Retries: doc.Run.Retries,
 		Started: doc.Run.Started, Version: doc.Run.Version, Revision: doc.Run.Revision, NotApplied: doc.Run.NotApplied,
@@ -46,7 +44,7 @@ func ReadJSON(r io.Reader) (*result.Doc, error) {
 
 func seconds(s float64) time.Duration { return time.Duration(math.Round(s * 1e9)) }
 
-func experimentFromJSON(x *jsonExperiment) (*result.Experiment, error) {
+func experimentFromJSON(x *jsonExperiment) (*Experiment, error) {
 	if x.Histograms == nil || x.Counters == nil {
 		return nil, fmt.Errorf("no histograms or counters: written by a taobench that kept only percentiles, so it cannot be merged exactly; run it again with this version")
 	}
@@ -71,12 +69,12 @@ func experimentFromJSON(x *jsonExperiment) (*result.Experiment, error) {
 	if err != nil {
 		return nil, err
 	}
-	var open result.OpenLoop
+	var open OpenLoop
 	if x.TargetRate < 0 || math.IsNaN(x.TargetRate) || math.IsInf(x.TargetRate, 0) {
 		return nil, fmt.Errorf("target_rate %v: want 0 (closed loop) or a positive rate", x.TargetRate)
 	}
 	if x.TargetRate > 0 {
-		open = result.OpenLoop{Rate: x.TargetRate, Arrival: x.Arrival, Scheduled: x.Scheduled, NotIssued: x.NotIssued}
+		open = OpenLoop{Rate: x.TargetRate, Arrival: x.Arrival, Scheduled: x.Scheduled, NotIssued: x.NotIssued}
 		if open.Scheduled < 0 || open.NotIssued < 0 || open.NotIssued > open.Scheduled {
 			return nil, fmt.Errorf("scheduled %d, not_issued %d: do not hang together", open.Scheduled, open.NotIssued)
 		}
@@ -86,9 +84,9 @@ func experimentFromJSON(x *jsonExperiment) (*result.Experiment, error) {
 	}
 	counts := x.Fidelity.Counts
 	if counts == nil {
-		counts = &fidelity.Counters{}
+		counts = &Counters{}
 	}
-	e := &result.Experiment{
+	e := &Experiment{
 		Threads:      x.Threads,
 		Warmup:       seconds(x.WarmupS),
 		Duration:     seconds(x.DurationS),

@@ -1,0 +1,64 @@
+package result_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	// Linked so that go test's cache reruns this test when what they
+	// import changes (it cannot see what go list reads).
+	_ "github.com/taobench/taobench/htmlreport"
+	_ "github.com/taobench/taobench/report"
+)
+
+const module = "github.com/taobench/taobench/"
+
+// TestDataFlowsOneWay keeps results plain data: reading, merging and
+// reporting them must not link the generator, the graph, the workload
+// parser or the store layer (issue 16). Each package below may depend,
+// inside the module, only on the packages listed with it; anything else,
+// such as a store or gen reached through a new import, fails the test.
+func TestDataFlowsOneWay(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH; this test runs go list -deps")
+	}
+	leaves := []string{"result", "metrics", "tao"}
+	for pkg, allowed := range map[string][]string{
+		"result":     leaves,
+		"report":     append([]string{"report"}, leaves...),
+		"htmlreport": append([]string{"htmlreport"}, leaves...),
+	} {
+		out, err := exec.Command(goCmd, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", module+pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		var bad []string
+		for _, dep := range strings.Fields(string(out)) {
+			inside, ok := strings.CutPrefix(dep, module)
+			if !ok {
+				// Outside the module: only the HDR histograms metrics keeps.
+				if !strings.HasPrefix(dep, "github.com/HdrHistogram/") {
+					bad = append(bad, dep)
+				}
+				continue
+			}
+			if !contains(allowed, inside) {
+				bad = append(bad, inside)
+			}
+		}
+		if len(bad) > 0 {
+			t.Errorf("%s depends on %s; it may use only %s (and the standard library, HDR histograms)",
+				pkg, strings.Join(bad, ", "), strings.Join(allowed, ", "))
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
