@@ -17,33 +17,6 @@ import (
 	"github.com/taobench/taobench/tao"
 )
 
-// Experiment and Run are the result package's: report only formats them.
-// The aliases, and WriteJSON and ReadJSON below, keep cmd/taobench
-// compiling while it is rewritten (issue 16); nothing else uses them.
-// Delete them when cmd no longer does.
-type (
-	// Deprecated: use result.Experiment.
-	Experiment = result.Experiment
-	// Deprecated: use result.Run.
-	Run = result.Run
-	// Deprecated: use result.OpenLoop.
-	OpenLoop = result.OpenLoop
-)
-
-// WriteJSON is result.WriteJSON, kept for cmd/taobench like the aliases
-// above.
-//
-// Deprecated: use result.WriteJSON.
-func WriteJSON(w io.Writer, run *result.Run, exps []*result.Experiment) error {
-	return result.WriteJSON(w, run, exps)
-}
-
-// ReadJSON is result.ReadJSON, kept for cmd/taobench like the aliases
-// above.
-//
-// Deprecated: use result.ReadJSON.
-func ReadJSON(r io.Reader) (*result.Doc, error) { return result.ReadJSON(r) }
-
 // bracket is one category of the original's latency line: the union of the
 // named series.
 type bracket struct {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/metrics"
-	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
@@ -341,14 +340,14 @@ func diffPct(base, v float64) float64 {
 
 // --- JSON --------------------------------------------------------------------
 
-// PaperJSON is a paper experiment's JSON document: run's (report.WriteJSON:
+// PaperJSON is a paper experiment's JSON document: run's (result.WriteJSON:
 // "run" and "experiments", one per step) with three more keys:
 // "experiment" (its name), "steps" (each experiment's label) and "table"
 // (the printed rows). Values that are not numbers (a % difference from 0)
 // are written as null.
 func PaperJSON(name string, info *result.Run, done []*result.Experiment, steps []string, table any) ([]byte, error) {
 	var b bytes.Buffer
-	if err := report.WriteJSON(&b, info, done); err != nil {
+	if err := result.WriteJSON(&b, info, done); err != nil {
 		return nil, err
 	}
 	var doc map[string]any

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 )
@@ -101,7 +101,7 @@ func (f *expFlags) check(e *env, args []string) error {
 
 // ladder opens the database and runs the steps (session.RunLadder),
 // printing each as it starts. Ctrl-C stops it with the steps done so far.
-func (f *expFlags) ladder(ctx context.Context, e *env, steps []session.Step) (*report.Run, []*report.Experiment, error) {
+func (f *expFlags) ladder(ctx context.Context, e *env, steps []session.Step) (*result.Run, []*result.Experiment, error) {
 	n := "experiment " + f.name
 	e.sizeProcs(0, f.rs.threads)
 	sink := &cliSink{e: e, started: func(i, k int, label string, x run.Experiment) {
@@ -291,7 +291,7 @@ func parseRepeatable(fs *flag.FlagSet, args []string) error {
 
 // writeExperimentJSON writes the experiment's document (session.PaperJSON)
 // to --out through run's writer (out.go).
-func writeExperimentJSON(e *env, out *outFile, name string, info *report.Run, done []*report.Experiment, steps []string, table any) error {
+func writeExperimentJSON(e *env, out *outFile, name string, info *result.Run, done []*result.Experiment, steps []string, table any) error {
 	if out == nil || info == nil {
 		return nil
 	}

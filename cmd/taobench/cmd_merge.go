@@ -117,7 +117,7 @@ func readResults(cmd, name string) (*result.Doc, error) {
 		}
 		return nil, badInput("%s: cannot read %s: %v; %s", cmd, name, err, hint)
 	}
-	doc, err := report.ReadJSON(bytes.NewReader(data))
+	doc, err := result.ReadJSON(bytes.NewReader(data))
 	if err != nil {
 		return nil, badInput("%s: %s: %v; give a JSON file that taobench run, sweep, rate or merge wrote with --out", cmd, name, err)
 	}

@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 )
@@ -49,7 +49,7 @@ func cmdRate(ctx context.Context, e *env, args []string) error {
 		return badInput("rate: --start must be a positive rate, --factor above 1, --precision positive, --max-probes at least 1")
 	}
 	probes := 0
-	p, err := lf.prepare(ctx, e, fs, args, nil, func(x *report.Experiment) {
+	p, err := lf.prepare(ctx, e, fs, args, nil, func(x *result.Experiment) {
 		probes++
 		line, pass := session.Verdict(x, slas)
 		word := "pass"

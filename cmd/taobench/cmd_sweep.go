@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/workload"
@@ -46,7 +46,7 @@ type prober struct {
 	e     *env
 	f     *loadFlags
 	cfg   run.Config
-	info  *report.Run
+	info  *result.Run
 	outF  *outFile
 	close func()
 }
@@ -54,7 +54,7 @@ type prober struct {
 // prepare checks the shared flags, opens the store, finds or loads the
 // graph and returns a prober whose sink prints with started and ended
 // (nil: nothing); call close when done.
-func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args []string, started func(run.Experiment), ended func(*report.Experiment)) (*prober, error) {
+func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args []string, started func(run.Experiment), ended func(*result.Experiment)) (*prober, error) {
 	c := f.cmd
 	if err := errors.Join(f.gr.check(c, fs), f.rs.check(c, fs, true), f.ol.check(c, fs, true)); err != nil {
 		return nil, err
@@ -77,7 +77,7 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 		if started != nil {
 			started(x)
 		}
-	}, ended: func(done []*report.Experiment, final bool) error {
+	}, ended: func(done []*result.Experiment, final bool) error {
 		if ended != nil {
 			ended(done[len(done)-1])
 		}
@@ -164,7 +164,7 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	p, err := lf.prepare(ctx, e, fs, args, func(x run.Experiment) {
 		step++
 		fmt.Fprintf(e.stderr, "step %d: target %g req/s\n", step, x.Rate)
-	}, func(x *report.Experiment) { session.WriteSweepRow(e.stdout, session.RowOf(x)) })
+	}, func(x *result.Experiment) { session.WriteSweepRow(e.stdout, session.RowOf(x)) })
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/taobench/taobench/outfile"
-	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/result"
 )
 
@@ -40,7 +39,7 @@ func (o *outFile) stream() io.Writer {
 // write writes run's JSON document of the experiments so far; final says
 // the run is over (streams and devices are written only then).
 func (o *outFile) write(info *result.Run, exps []*result.Experiment, final bool) error {
-	return o.writeWith(func(w io.Writer) error { return report.WriteJSON(w, info, exps) }, final)
+	return o.writeWith(func(w io.Writer) error { return result.WriteJSON(w, info, exps) }, final)
 }
 
 // writeWith is write for any format: fn writes the whole file.

@@ -24,7 +24,7 @@ func resRun(t *testing.T, dbURL string) *result.Experiment {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	doc, err := report.ReadJSON(f)
+	doc, err := result.ReadJSON(f)
 	if err != nil {
 		t.Fatal(err)
 	}
