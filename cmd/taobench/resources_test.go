@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 )
