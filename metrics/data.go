@@ -61,6 +61,12 @@ type SecondData struct {
 	// HDR holds each class's histogram of the second, encoded as
 	// SeriesData.HDR; "" for a class with no request.
 	HDR map[string]string `json:"hdr"`
+	// Completed and Answered count requests by the second they ended in
+	// (not began): all of them, and those the database answered (every
+	// outcome but error and timeout). Absent in files written before
+	// taobench recorded them.
+	Completed *int64 `json:"completed,omitempty"`
+	Answered  *int64 `json:"answered,omitempty"`
 }
 
 // Data is a summary's whole state as plain data, what the JSON carries:
@@ -130,10 +136,12 @@ func (s *Summary) Data() (*Data, error) {
 		if sec == nil || err != nil {
 			return
 		}
+		completed, answered := sec.completed, sec.answered
 		x := SecondData{Second: i, Warmup: warmup, Requests: map[string][]int64{},
 			P50US: map[string]float64{}, P99US: map[string]float64{}, HDR: map[string]string{},
 			WriteRequests: sec.writeRequests, LockConflicted: sec.lockConflicted,
-			ContentionPct: pct(sec.lockConflicted, sec.writeRequests)}
+			ContentionPct: pct(sec.lockConflicted, sec.writeRequests),
+			Completed:     &completed, Answered: &answered}
 		for c := range tao.NumClasses {
 			name := c.String()
 			x.Requests[name] = append([]int64(nil), sec.reqs[c][:]...)
@@ -259,6 +267,13 @@ func FromData(d *Data) (*Summary, error) {
 			return nil, fmt.Errorf("timeline second %d (warmup %v): out of range, or warmup not exactly the negative seconds", x.Second, x.Warmup)
 		}
 		sec := &second{writeRequests: x.WriteRequests, lockConflicted: x.LockConflicted}
+		if x.Completed == nil || x.Answered == nil {
+			s.ts.noAnswers = true
+		} else if *x.Completed < 0 || *x.Answered < 0 || *x.Answered > *x.Completed {
+			return nil, fmt.Errorf("timeline second %d: %d completed, %d answered: want 0 <= answered <= completed", x.Second, *x.Completed, *x.Answered)
+		} else {
+			sec.completed, sec.answered = *x.Completed, *x.Answered
+		}
 		for name, counts := range x.Requests {
 			cl, ok := tao.ParseClass(name)
 			if !ok || len(counts) != int(tao.NumOutcomes) {

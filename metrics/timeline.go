@@ -22,6 +22,11 @@ type second struct {
 	h              [tao.NumClasses]*hdrhistogram.Histogram // nil until the first sample
 	writeRequests  int64                                   // write and write_txn requests
 	lockConflicted int64                                   // of those, with a lock-conflict attempt
+	// By the second a request ended in (At + Latency), not began:
+	// completed counts every request, answered those the database answered
+	// (every outcome but error and timeout). They tell seconds without
+	// service apart from seconds without demand (NoService).
+	completed, answered int64
 }
 
 // series is a time series by second of request start: measured[i] is
@@ -33,6 +38,9 @@ type series struct {
 	last       *second
 	lastAt     time.Duration // its start, as an offset like Sample.At
 	lastWarmup bool
+	// noAnswers: some seconds came from a results file written before
+	// completed and answered were recorded, so NoService cannot be known.
+	noAnswers bool
 }
 
 // index returns the series' slice and position of a sample's second.
@@ -65,9 +73,40 @@ func (t *series) at(x *Sample) *second {
 	return (*list)[i]
 }
 
+// ending returns the second a request that began at at and took lat
+// ended in, allocating it if needed.
+func (t *series) ending(at, lat time.Duration) *second {
+	end := at + max(lat, 0)
+	list := &t.measured
+	var i int
+	if end < 0 {
+		list = &t.warmup
+		i = int(min(max(-end-1, 0)/time.Second, maxLostSeconds))
+	} else {
+		i = int(min(end/time.Second, maxLostSeconds))
+	}
+	for len(*list) <= i {
+		*list = append(*list, nil)
+	}
+	if (*list)[i] == nil {
+		(*list)[i] = &second{}
+	}
+	return (*list)[i]
+}
+
 func (t *series) add(x *Sample) {
 	if x.Class >= tao.NumClasses || x.Outcome >= tao.NumOutcomes {
 		return
+	}
+	// Most requests end in the second the last sample began in: the
+	// cached second's range is [lastAt, lastAt+1s), warmup or not.
+	e := t.last
+	if end := x.At + max(x.Latency, 0); e == nil || end < t.lastAt || end >= t.lastAt+time.Second {
+		e = t.ending(x.At, x.Latency)
+	}
+	e.completed++
+	if x.Outcome != tao.Error && x.Outcome != tao.Timeout {
+		e.answered++
 	}
 	s := t.at(x)
 	s.reqs[x.Class][x.Outcome]++
@@ -97,6 +136,8 @@ func (s *second) merge(o *second) {
 	}
 	s.writeRequests += o.writeRequests
 	s.lockConflicted += o.lockConflicted
+	s.completed += o.completed
+	s.answered += o.answered
 }
 
 func mergeSeconds(dst *[]*second, src []*second) {
@@ -115,6 +156,7 @@ func mergeSeconds(dst *[]*second, src []*second) {
 }
 
 func (t *series) merge(o *series) {
+	t.noAnswers = t.noAnswers || o.noAnswers
 	mergeSeconds(&t.measured, o.measured)
 	mergeSeconds(&t.warmup, o.warmup)
 }
@@ -178,4 +220,52 @@ func eachClass(sec *second, n int, warmup bool, fn func(int, bool, tao.Class, *h
 			fn(n, warmup, tao.Class(c), h)
 		}
 	}
+}
+
+// NoService reports the whole seconds of a measured window of the given
+// length in which requests were due (one began in the second, or one was
+// still running at its start) and the database answered none (every
+// request that ended in it, if any, was an error or a timeout): an outage,
+// or a server that stopped answering. longest is the longest run of such
+// seconds. Seconds with no demand (an open loop at a low rate) are not
+// counted. known is false for a summary read from a file written before
+// taobench recorded when requests ended.
+func (s *Summary) NoService(window time.Duration) (seconds, longest int, known bool) {
+	if s.ts.noAnswers {
+		return 0, 0, false
+	}
+	var inFlight int64
+	for _, sec := range s.ts.warmup {
+		if sec != nil {
+			inFlight += sec.began() - sec.completed
+		}
+	}
+	run := 0
+	for i := range int(window / time.Second) {
+		var sec second
+		if i < len(s.ts.measured) && s.ts.measured[i] != nil {
+			sec = *s.ts.measured[i]
+		}
+		began := sec.began()
+		if (inFlight > 0 || began > 0) && sec.answered == 0 {
+			seconds++
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+		inFlight += began - sec.completed
+	}
+	return seconds, longest, true
+}
+
+// began is the number of requests that began in the second.
+func (s *second) began() int64 {
+	var n int64
+	for c := range s.reqs {
+		for _, v := range s.reqs[c] {
+			n += v
+		}
+	}
+	return n
 }

@@ -54,10 +54,22 @@ func TestTimeline(t *testing.T) {
 			t.Errorf("second %d: warmup %v", x.Second, x.Warmup)
 		}
 	}
-	if !reflect.DeepEqual(secs, []int{-2, -1, 0, 2}) {
-		t.Errorf("seconds %v, want [-2 -1 0 2]", secs)
+	// Seconds 1 and 3 hold no start, only ends: the write that began at
+	// 999 ms ended in second 1, the timeout that began at 2 s in second 3.
+	if !reflect.DeepEqual(secs, []int{-2, -1, 0, 1, 2, 3}) {
+		t.Errorf("seconds %v, want [-2 -1 0 1 2 3]", secs)
+	}
+	ends := map[int][2]int64{}
+	for _, x := range want.Timeline {
+		ends[x.Second] = [2]int64{*x.Completed, *x.Answered}
+	}
+	if ends[-2] != [2]int64{1, 1} || ends[-1] != [2]int64{0, 0} || ends[0] != [2]int64{2, 2} || ends[1] != [2]int64{1, 0} || ends[2] != [2]int64{0, 0} || ends[3] != [2]int64{1, 0} {
+		t.Errorf("completed, answered by second: %v; want -2: 1,1, -1: 0,0 (the warmup read that began at -1 ns ended in 0), 0: 2,2, 1: 1,0 (the error), 2: 0,0, 3: 1,0 (the timeout)", ends)
 	}
 	s0 := want.Timeline[2]
+	if s0.Second != 0 {
+		t.Fatalf("timeline[2] is second %d, want 0", s0.Second)
+	}
 	if s0.Requests["read"][tao.OK] != 1 || s0.Requests["write"][tao.Error] != 1 || s0.Errors != 1 ||
 		s0.WriteRequests != 1 || s0.LockConflicted != 1 || s0.ContentionPct != 100 {
 		t.Errorf("second 0: %+v", s0)
@@ -95,5 +107,79 @@ func TestHistogram(t *testing.T) {
 	s.Histogram("read").Reset()
 	if s.Histogram("read").TotalCount() != 2 {
 		t.Error("Histogram returned the summary's own histogram, not a copy")
+	}
+}
+
+// TestNoService: seconds with demand and no answer count, seconds without
+// demand do not, a request that spans seconds keeps them in demand, and a
+// summary read from a file without ends is unknown.
+func TestNoService(t *testing.T) {
+	ok := func(at, lat time.Duration) Sample {
+		return Sample{Class: tao.Read, Outcome: tao.OK, At: at, Latency: lat, Warmup: at < 0}
+	}
+	var ss []Sample
+	for s := range 12 {
+		switch {
+		case s == 3: // the server stops: one request hangs 4.5 s
+			ss = append(ss, ok(2900*time.Millisecond, 4500*time.Millisecond))
+		case s >= 4 && s <= 6: // nothing begins while it hangs
+		case s == 8 || s == 9: // refused at once
+			ss = append(ss, Sample{Class: tao.Write, Outcome: tao.Error, At: time.Duration(s) * time.Second, Latency: time.Millisecond})
+		default:
+			ss = append(ss, ok(time.Duration(s)*time.Second+100*time.Millisecond, time.Millisecond))
+		}
+	}
+	ss = append(ss, ok(-500*time.Millisecond, time.Millisecond)) // warmup
+	r := NewRecorder()
+	r.RecordBatch(ss)
+	sum := r.Snapshot()
+	// Seconds 3-6 (hanging) and 8-9 (errors): 6, the longest run 4; second
+	// 7 got the hanging request's answer. The window is 11 s: second 11's
+	// request is past it.
+	if n, longest, known := sum.NoService(11 * time.Second); n != 6 || longest != 4 || !known {
+		t.Errorf("NoService = %d, %d, %v; want 6, 4, true", n, longest, known)
+	}
+	if n, longest, _ := sum.NoService(3 * time.Second); n != 0 || longest != 0 {
+		t.Errorf("first 3 s: NoService = %d, %d; want 0, 0", n, longest)
+	}
+
+	// No demand is not an outage: one request every third second.
+	idle := NewRecorder()
+	for s := 0; s < 10; s += 3 {
+		idle.Record(&Sample{Class: tao.Read, Outcome: tao.OK, At: time.Duration(s) * time.Second, Latency: time.Millisecond})
+	}
+	if n, _, _ := idle.Snapshot().NoService(10 * time.Second); n != 0 {
+		t.Errorf("an idle open loop: %d seconds without service, want 0", n)
+	}
+
+	// Through the data, split in two and merged: the same.
+	a, b := NewRecorder(), NewRecorder()
+	a.RecordBatch(ss[:5])
+	b.RecordBatch(ss[5:])
+	da, _ := a.Snapshot().Data()
+	db, _ := b.Snapshot().Data()
+	sa, err := FromData(da)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := FromData(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa.Merge(sb)
+	if n, longest, known := sa.NoService(11 * time.Second); n != 6 || longest != 4 || !known {
+		t.Errorf("merged from data: NoService = %d, %d, %v; want 6, 4, true", n, longest, known)
+	}
+
+	// A file written before ends were recorded: unknown, not "no outage".
+	for i := range da.Timeline {
+		da.Timeline[i].Completed, da.Timeline[i].Answered = nil, nil
+	}
+	old, err := FromData(da)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, known := old.NoService(11 * time.Second); known {
+		t.Error("a timeline without completed/answered: NoService known, want unknown")
 	}
 }
