@@ -11,6 +11,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
@@ -60,6 +61,10 @@ func WriteText(w io.Writer, e *result.Experiment) error {
 
 	if e.Interrupted {
 		fmt.Fprintf(&b, "interrupted: measured %s s of %s s\n", num(e.Measured.Seconds()), num(e.Duration.Seconds()))
+	}
+	if n, longest, _ := e.NoService(); n > 0 {
+		fmt.Fprintf(&b, "no service: in %d of the measured window's %d whole seconds requests were due and the database answered none (longest gap %d s); the throughput above averages over the whole window\n",
+			n, int(e.Measured/time.Second), longest)
 	}
 	if o := e.OpenLoop; o.Rate > 0 {
 		fmt.Fprintf(&b, "target rate: %s req/s (%s arrivals), achieved %s req/s (%.1f%%); %d of %d scheduled requests issued\n",

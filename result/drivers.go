@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // split reports whether d is (part of) a run split across driver processes.
@@ -77,11 +78,19 @@ func driversCompatible(i int, e, f *Experiment, differ func(what string, u, v an
 		return differ(at+"all_threads", e.AllThreads, f.AllThreads, "merge only drivers of the same experiments")
 	case !closeTo(e.AllRate, f.AllRate):
 		return differ(at+"all_target_rate", e.AllRate, f.AllRate, "merge only drivers of the same target rate")
-	case !e.At.Equal(f.At):
-		return differ(at+"shared_start", e.At, f.At, "merge only drivers started with the same --start-at")
+	case e.At.IsZero() != f.At.IsZero() || e.At.Sub(f.At).Abs() > StartTolerance:
+		return differ(at+"shared_start", e.At, f.At, fmt.Sprintf("merge only drivers started with the same --start-at (within %v)", StartTolerance))
 	}
 	return nil
 }
+
+// StartTolerance is how far apart drivers' shared starts may be and still
+// merge: a relative --start-at (+5s) resolves on each process's own clock,
+// and processes one shell starts together are a few milliseconds apart
+// (docs/distributed.md). It is well inside a second of the per-second
+// series, so the merged seconds still line up; the merged start is the
+// earliest.
+const StartTolerance = 250 * time.Millisecond
 
 func closeTo(x, y float64) bool {
 	return x == y || math.Abs(x-y) <= 1e-9*max(math.Abs(x), math.Abs(y))

@@ -53,11 +53,15 @@ type jsonExperiment struct {
 	NotIssued   int64                  `json:"not_issued"`
 	RateReached bool                   `json:"rate_reached"`
 	Overtime    int64                  `json:"overtime"`
-	Outcomes    map[string]int64       `json:"outcomes"`
-	Contention  jsonContention         `json:"contention"`
-	Lost        jsonLost               `json:"lost"`
-	Fidelity    jsonFidelity           `json:"fidelity"`
-	Resources   jsonResources          `json:"resources"`
+	// NoServiceS and LongestNoServiceS are Experiment.NoService's, null for
+	// results written before taobench recorded when requests ended.
+	NoServiceS        *int             `json:"no_service_s"`
+	LongestNoServiceS *int             `json:"longest_no_service_s"`
+	Outcomes          map[string]int64 `json:"outcomes"`
+	Contention        jsonContention   `json:"contention"`
+	Lost              jsonLost         `json:"lost"`
+	Fidelity          jsonFidelity     `json:"fidelity"`
+	Resources         jsonResources    `json:"resources"`
 
 	// Exact data, from which merge rebuilds everything above.
 	Started    time.Time                     `json:"started"`
@@ -181,6 +185,9 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 		Timeline:           data.Timeline,
 
 		jsonDriverExperiment: driverExperimentJSON(e),
+	}
+	if n, longest, known := e.NoService(); known {
+		x.NoServiceS, x.LongestNoServiceS = &n, &longest
 	}
 	if x.Timeline == nil {
 		x.Timeline = []metrics.SecondData{}

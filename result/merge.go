@@ -187,6 +187,9 @@ func add(m, e *Experiment) *Experiment {
 	m.OpenLoop.NotIssued += e.OpenLoop.NotIssued
 	m.Overtime += e.Overtime
 	m.Late = max(m.Late, e.Late)
+	if !e.At.IsZero() && e.At.Before(m.At) {
+		m.At = e.At
+	}
 	m.Summary.Merge(e.Summary)
 	m.Counters.Merge(e.Counters)
 	return m

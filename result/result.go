@@ -126,3 +126,12 @@ func (e *Experiment) Throughput() float64 {
 
 // Procs is the number of driver processes the result holds (at least 1).
 func (e *Experiment) Procs() int { return max(e.Processes, 1) }
+
+// NoService is the whole seconds of the measured window in which requests
+// were due and the database answered none, and the longest run of them
+// (metrics.Summary.NoService): an outage, or a server that stopped. known
+// is false for results written before taobench recorded when requests
+// ended.
+func (e *Experiment) NoService() (seconds, longest int, known bool) {
+	return e.Sum().NoService(e.Measured)
+}

@@ -11,6 +11,11 @@ import (
 	"unicode/utf8"
 )
 
+// MinDuration is the shortest measured window a command accepts: a window
+// shorter than a few requests' latency measures next to nothing, and the
+// results of one that measured nothing would replace real ones.
+const MinDuration = 100 * time.Millisecond
+
 // ParseDuration accepts Go duration syntax ("90s", "2m", "1m30s") and bare
 // seconds ("60", "2.5"), as the original's experiments files use.
 func ParseDuration(s string) (time.Duration, error) {
@@ -96,8 +101,8 @@ func ParseExperiments(r io.Reader, file string) ([]Experiment, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: duration: %v", file, n, err)
 		}
-		if dur <= 0 {
-			return nil, fmt.Errorf("%s:%d: duration must be positive", file, n)
+		if dur < MinDuration {
+			return nil, fmt.Errorf("%s:%d: duration %v: give at least %v (a shorter window measures next to nothing)", file, n, dur, MinDuration)
 		}
 		var rate float64
 		if len(f) == 4 {

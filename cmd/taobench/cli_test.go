@@ -336,7 +336,7 @@ var (
 		"run_id", "drivers", "driver_indexes"}
 	cliExpKeys = []string{"threads", "warmup_s", "duration_s", "runtime_s", "measured_s", "interrupted", "ops",
 		"throughput", "failed", "attempts", "latency_us", "outcomes", "contention", "lost", "fidelity",
-		"service_us", "target_rate", "arrival", "scheduled", "not_issued", "rate_reached", "overtime", "injected_us",
+		"service_us", "target_rate", "arrival", "scheduled", "not_issued", "rate_reached", "overtime", "no_service_s", "longest_no_service_s", "injected_us",
 		"started", "processes", "histograms", "counters", "timeline", "service_histograms", "injected_histograms",
 		"resources",
 		"shared_start", "late_s", "first_client", "all_threads", "all_target_rate"}
@@ -344,7 +344,7 @@ var (
 	cliCounterKeys = []string{"attempts", "writes_objects", "object_conflicted", "writes_edges", "association_conflicted",
 		"adds_unique", "with_checks", "write_requests", "lock_conflicted", "unique_rejected"}
 	cliSecondKeys = []string{"second", "warmup", "requests", "errors", "timeouts", "p50_us", "p99_us",
-		"write_requests", "lock_conflicted", "contention_pct", "hdr"}
+		"write_requests", "lock_conflicted", "contention_pct", "hdr", "completed", "answered"}
 	cliClasses    = []string{"read", "write", "read_txn", "write_txn"}
 	cliReadKinds  = []string{"obj_read", "edge_point_read", "edge_range_read", "edge_count_read", "edge_time_read"}
 	cliWriteKinds = []string{"obj_add", "obj_update", "obj_delete", "edge_add", "edge_update", "edge_delete"}
@@ -1188,9 +1188,11 @@ func TestCLIDurations(t *testing.T) {
 			}
 		}
 	}
-	r := cliRun(t, "run", "--duration", "0")
-	if r.code != 2 || !strings.Contains(r.stderr, "--duration must be positive") {
-		t.Errorf("--duration 0: want exit 2 and a message\n%v", r)
+	for _, d := range []string{"0", "1ns", "0.05"} {
+		r := cliRun(t, "run", "--duration", d)
+		if r.code != 2 || !strings.Contains(r.stderr, "--duration") || !strings.Contains(r.stderr, "give at least 100ms") {
+			t.Errorf("--duration %s: want exit 2 and the minimum\n%v", d, r)
+		}
 	}
 	cliNoFile(t, dbPath, "runs with bad durations")
 }

@@ -54,6 +54,8 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	hdrLog := fs.String("hdr-log", "", "write the per-second latency histograms as an HdrHistogram interval log to this file (tags: the classes), for HdrHistogram's HistogramLogProcessor")
 	maxLost := 1.0
 	fs.Var(lostRate{&maxLost}, "max-error-rate", "exit with status 3 when an experiment loses more than this percentage of its requests to errors and timeouts")
+	maxStall := time.Second
+	fs.Var(durationFlag{&maxStall}, "max-stall", "exit with status 3 when an experiment's measured window holds a stretch longer than this (in whole seconds) in which requests were due and the database answered none")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -83,6 +85,16 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	allExps := exps
+	if !split.Start.IsZero() {
+		end := split.Start
+		for _, x := range allExps {
+			end = end.Add(x.Warmup + x.Duration)
+		}
+		if now := time.Now(); end.Before(now) {
+			return badInput("run: --start-at %s is in the past: its schedule ended at %s, before now (%s); give a later instant, or +DURATION from now",
+				dist.startAt, end.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+		}
+	}
 	exps, firsts, err := split.Share("run", exps)
 	if err != nil {
 		return badInputErr(err)
@@ -142,7 +154,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		if err := outF.write(info, done, final); err != nil {
 			return err
 		}
-		return logF.writeWith(func(w io.Writer) error { return report.WriteHDRLog(w, done) }, final)
+		return logF.writeMeasured(func(w io.Writer) error { return report.WriteHDRLog(w, done) }, done, final)
 	}
 	s, err := openSession(ctx, e, "run", *dbURL, maxThreads, split, sink)
 	if err != nil {
@@ -173,19 +185,17 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		Live:          e.liveRuns(),
 	}
 	done, err := s.Run(ctx, session.Plan{Config: cfg, Experiments: allExps})
-	if errors.Is(err, errInterrupted) {
-		if *out != "" {
-			fmt.Fprintf(e.stderr, "interrupted: results so far written to %s\n", *out)
-		}
+	interrupted := errors.Is(err, errInterrupted)
+	if err != nil && !interrupted {
 		return err
 	}
-	if err != nil {
+	if m := outF.written(interrupted); m != "" {
+		fmt.Fprintln(e.stderr, m)
+	}
+	if interrupted {
 		return err
 	}
-	if *out != "" {
-		fmt.Fprintf(e.stderr, "results written to %s\n", *out)
-	}
-	return tooManyLost(done, maxLost)
+	return limitsErr("run", session.Limits{MaxLostPct: maxLost, MaxStall: maxStall}.Check(done))
 }
 
 // redactWriter masks the passwords of the URLs among args in what it

@@ -9,8 +9,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/taobench/taobench/result"
-	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/session"
 )
 
 // The exit statuses, documented in README.md and in the usage text.
@@ -18,7 +17,7 @@ const (
 	exitOK          = 0
 	exitFailed      = 1   // a failed run or check
 	exitBadInput    = 2   // flags, files, URLs, --out, an unreachable database
-	exitLost        = 3   // a run lost more than --max-error-rate of its requests
+	exitLost        = 3   // a run measured an outage: too many lost requests, no service, no request
 	exitInterrupted = 130 // SIGINT (Ctrl-C): 128 + 2
 	exitTerminated  = 143 // SIGTERM: 128 + 15
 )
@@ -28,7 +27,8 @@ const exitCodesHelp = `Exit status:
   0    done
   1    a run or check failed (e.g. check found violated invariants; rate: even the lowest rate missed the SLA)
   2    bad input: a flag, file or URL, an unusable --out, an unreachable database
-  3    a run lost more than --max-error-rate of its requests (results still written)
+  3    a run measured an outage: it lost more than --max-error-rate of its requests, went longer
+       than --max-stall without an answer, or measured no request (results written if any)
   130  interrupted by Ctrl-C (SIGINT); 143 terminated by SIGTERM (results so far written)
 `
 
@@ -67,29 +67,11 @@ func (f lostRate) Set(s string) error {
 	return nil
 }
 
-// tooManyLost says which experiments lost more than maxPct percent of their
-// measured requests to errors and timeouts (the "lost" requests of
-// docs/results.md; conflicts left after all retries are contention, not
-// losses), or nil when none did.
-func tooManyLost(exps []*result.Experiment, maxPct float64) error {
-	var msgs []string
-	for i, x := range exps {
-		if x == nil || x.Summary == nil {
-			continue
-		}
-		ops := x.Summary.Requests()
-		lost, _ := x.Summary.Lost()
-		if ops == 0 || lost == 0 {
-			continue
-		}
-		if pct := float64(lost) / float64(ops) * 100; pct > maxPct {
-			msgs = append(msgs, fmt.Sprintf("experiment %d lost %.2f%% of its requests (%d of %d: errors %d, timeouts %d)",
-				i+1, pct, lost, ops, x.Summary.Outcome(tao.Error), x.Summary.Outcome(tao.Timeout)))
-		}
+// limitsErr maps a session.LimitError to exit status 3, naming the command.
+func limitsErr(cmd string, err error) error {
+	var le *session.LimitError
+	if errors.As(err, &le) {
+		return &exitError{exitLost, fmt.Errorf("%s: %w", cmd, err)}
 	}
-	if len(msgs) == 0 {
-		return nil
-	}
-	return &exitError{exitLost, fmt.Errorf("run: %s, more than --max-error-rate %s; the results above count them (see \"first lost request\" for why), or raise --max-error-rate",
-		strings.Join(msgs, "; "), lostRate{&maxPct})}
+	return err
 }

@@ -94,8 +94,8 @@ func (s *runSpec) check(cmd string, fs *flag.FlagSet, threads bool) error {
 	switch {
 	case threads && (s.threads < 1 || s.threads > run.MaxClients):
 		return badInput("%s: --threads %d: give 1 to %d", cmd, s.threads, run.MaxClients)
-	case threads && s.duration <= 0:
-		return badInput("%s: --duration must be positive", cmd)
+	case threads && s.duration < run.MinDuration:
+		return badInput("%s: --duration %v: give at least %v (a shorter window measures next to nothing)", cmd, s.duration, run.MinDuration)
 	case s.warmup < 0:
 		return badInput("%s: --warmup must be 0 or more", cmd)
 	case s.drain <= 0:

@@ -1,0 +1,66 @@
+package session
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/tao"
+)
+
+// Limits are what a run's results must show of the database's service for
+// the run to count as healthy: a run that measured an outage says so, in
+// its exit status too, rather than reporting healthy averages.
+type Limits struct {
+	// MaxLostPct is the largest share, in percent, of an experiment's
+	// measured requests that may end in error or timeout (conflicts left
+	// after all retries are contention, not losses).
+	MaxLostPct float64
+	// MaxStall is the longest stretch of the measured window in which
+	// requests were due and the database answered none (whole seconds of
+	// the per-second series, result.Experiment.NoService).
+	MaxStall time.Duration
+}
+
+// LimitError names the experiments whose results break the limits; the
+// results themselves stand and were reported.
+type LimitError struct{ Breaches []string }
+
+func (e *LimitError) Error() string { return strings.Join(e.Breaches, "; ") }
+
+// Check returns a *LimitError for the experiments of exps that lost too
+// many requests, went too long without an answer, or measured no request
+// at all; nil when none did.
+func (l Limits) Check(exps []*result.Experiment) error {
+	var msgs []string
+	for i, x := range exps {
+		if x == nil {
+			continue
+		}
+		s := x.Sum()
+		ops := s.Requests()
+		if ops == 0 && !x.Interrupted {
+			msgs = append(msgs, fmt.Sprintf("experiment %d measured no request in its %s s window: the database answered nothing, or the window was too short for any request to end", i+1, fmtSeconds(x.Measured)))
+			continue
+		}
+		if lost, _ := s.Lost(); ops > 0 && lost > 0 {
+			if pct := float64(lost) / float64(ops) * 100; pct > l.MaxLostPct {
+				msgs = append(msgs, fmt.Sprintf("experiment %d lost %.2f%% of its requests (%d of %d: errors %d, timeouts %d), more than --max-error-rate %s%%; the results count them (see \"first lost request\" for why), or raise --max-error-rate",
+					i+1, pct, lost, ops, s.Outcome(tao.Error), s.Outcome(tao.Timeout), fmtPct(l.MaxLostPct)))
+			}
+		}
+		if n, longest, known := x.NoService(); known && time.Duration(longest)*time.Second > l.MaxStall {
+			msgs = append(msgs, fmt.Sprintf("experiment %d had no service for %d s in a row (%d s of its %s s window in all): requests were due and the database answered none, longer than --max-stall %s; raise --max-stall to accept it",
+				i+1, longest, n, fmtSeconds(x.Measured), l.MaxStall))
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return &LimitError{msgs}
+}
+
+func fmtSeconds(d time.Duration) string { return strings.TrimSuffix(fmt.Sprintf("%.3f", d.Seconds()), ".000") }
+
+func fmtPct(p float64) string { return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", p), "0"), ".") }
