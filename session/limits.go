@@ -61,6 +61,10 @@ func (l Limits) Check(exps []*result.Experiment) error {
 	return &LimitError{msgs}
 }
 
-func fmtSeconds(d time.Duration) string { return strings.TrimSuffix(fmt.Sprintf("%.3f", d.Seconds()), ".000") }
+func fmtSeconds(d time.Duration) string {
+	return strings.TrimSuffix(fmt.Sprintf("%.3f", d.Seconds()), ".000")
+}
 
-func fmtPct(p float64) string { return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", p), "0"), ".") }
+func fmtPct(p float64) string {
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", p), "0"), ".")
+}
