@@ -95,7 +95,7 @@ func (f *expFlags) check(e *env, args []string) error {
 		return err
 	}
 	var err error
-	f.outF, err = f.outs.open(e, n)
+	f.outF, err = f.outs.open(e, n, f.fs)
 	return err
 }
 

@@ -32,6 +32,9 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 	if err := parse(fs, flagArgs); err != nil {
 		return err
 	}
+	if given := setFlags(fs); *out == "" && (given["o"] || given["out"]) {
+		return badInput("merge: -o '': give a file name, or leave -o out")
+	}
 	if len(files) == 0 {
 		return badInput("merge: no results files; give two or more, e.g. taobench merge a.json b.json -o all.json")
 	}

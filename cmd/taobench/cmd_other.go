@@ -100,7 +100,7 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if db.url != "" {
-		outF, err := outs.open(e, "validate")
+		outF, err := outs.open(e, "validate", fs)
 		if err != nil {
 			return err
 		}

@@ -21,6 +21,9 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	if err := parse(fs, flagArgs); err != nil {
 		return err
 	}
+	if given := setFlags(fs); *out == "" && (given["o"] || given["out"]) {
+		return badInput("report: -o '': give a file name, or leave -o out")
+	}
 	if len(names) == 0 {
 		return badInput("report: no results files; give one or more, e.g. taobench report a.json b.json -o report.html")
 	}

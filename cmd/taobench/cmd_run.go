@@ -109,7 +109,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return badInputErr(err)
 	}
-	outF, err := outs.open(e, "run")
+	outF, err := outs.open(e, "run", fs)
 	if err != nil {
 		return err
 	}

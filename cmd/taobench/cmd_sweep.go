@@ -60,7 +60,7 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 		return nil, err
 	}
 	e.sizeProcs(f.rs.procs, f.rs.threads)
-	outF, err := f.outs.open(e, c)
+	outF, err := f.outs.open(e, c, fs)
 	if err != nil {
 		return nil, err
 	}

@@ -87,7 +87,7 @@ func dbFromEnv(fs *flag.FlagSet) error {
 // starting with "-"), up to "--" or the first non-flag; an unknown flag
 // stops it, for fs.Parse to report.
 func givenTwice(fs *flag.FlagSet, args []string) error {
-	seen := map[string]string{}
+	seen := map[flag.Value]string{} // by value: -o and --out share one
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if len(a) < 2 || a[0] != '-' || a == "--" {
@@ -107,10 +107,10 @@ func givenTwice(fs *flag.FlagSet, args []string) error {
 		if r, ok := f.Value.(interface{ Repeatable() bool }); ok && r.Repeatable() {
 			continue // a list, such as rate's --sla
 		}
-		if first, dup := seen[name]; dup {
+		if first, dup := seen[f.Value]; dup {
 			return fmt.Errorf("flag --%s given twice (%s, then %s); give it once", name, first, written)
 		}
-		seen[name] = written
+		seen[f.Value] = written
 	}
 	return nil
 }

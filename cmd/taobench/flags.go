@@ -14,6 +14,12 @@ import (
 // flag is declared and range-checked in one place. A command's messages
 // start with its name (cmd).
 
+// Upper bounds of sizes, each with the reason its message gives.
+const (
+	maxEdges = 1_000_000_000_000 // 10^12: weeks to load at 10^6 rows/s
+	maxProcs = 1024              // GOMAXPROCS beyond this only costs memory
+)
+
 const dbHelp = "database URL: sqlite:PATH, postgres://…, mysql://…"
 
 // dbSpec is --db.
@@ -44,6 +50,8 @@ func (s *graphSpec) check(cmd string, fs *flag.FlagSet) error {
 	switch {
 	case s.edges < 1:
 		return badInput("%s: --edges %d: give a positive number of edges", cmd, s.edges)
+	case s.edges > maxEdges:
+		return badInput("%s: --edges %d: give at most %d: at a million rows a second a larger graph takes weeks to load", cmd, s.edges, int64(maxEdges))
 	case s.loadThreads < 1 || s.loadThreads > 1024:
 		return badInput("%s: --load-threads %d: give 1 to 1024", cmd, s.loadThreads)
 	}
@@ -102,8 +110,8 @@ func (s *runSpec) check(cmd string, fs *flag.FlagSet, threads bool) error {
 		return badInput("%s: --drain must be positive", cmd)
 	case s.retries < 0:
 		return badInput("%s: --retries %d: give 0 or more", cmd, s.retries)
-	case s.procs < 0:
-		return badInput("%s: --procs %d: give 0 (sized to the clients) or more", cmd, s.procs)
+	case s.procs < 0 || s.procs > maxProcs:
+		return badInput("%s: --procs %d: give 0 (sized to the clients) to %d: more scheduler threads than that only cost memory, as no run has more than %d clients", cmd, s.procs, maxProcs, run.MaxClients)
 	}
 	if s.seedGiven = setFlags(fs)["seed"]; !s.seedGiven {
 		s.seed = newSeed()
@@ -159,8 +167,12 @@ func (s *outSpec) register(fs *flag.FlagSet, help string) {
 	fs.StringVar(&s.metricsAddr, "metrics-addr", "", metricsAddrHelp)
 }
 
-// open checks --out (out.go), "-" being standard output.
-func (s *outSpec) open(e *env, cmd string) (*outFile, error) {
+// open checks --out (out.go), "-" being standard output; an --out given
+// as "" is refused rather than silently writing nothing.
+func (s *outSpec) open(e *env, cmd string, fs *flag.FlagSet) (*outFile, error) {
+	if s.path == "" && setFlags(fs)["out"] {
+		return nil, badInput("%s: --out '': give a file name (or - for standard output), or leave --out out", cmd)
+	}
 	path := s.path
 	if path == "-" {
 		path = "/dev/stdout"

@@ -32,7 +32,7 @@ Usage:
   taobench load      [--db URL] [--workload W] [--edges N] [--load-threads T] [--seed S] [--drop]
   taobench validate  [--workload W] [--requests N] [--db URL --threads N --duration D]
   taobench check     [--db URL]
-  taobench experiment lock-hold|compare [--db URL] [...]   (docs/experiments.md)
+  taobench experiment lock-hold|precondition-wait|compare|fanout [--db URL] [...]   (docs/experiments.md)
   taobench info      [--db URL]
   taobench schema    [--db URL]
   taobench merge     RESULTS.json... [-o FILE] [--format text,json]
