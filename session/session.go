@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/taobench/taobench/buildinfo"
 
 	"github.com/taobench/taobench/load"
 	"github.com/taobench/taobench/result"
@@ -76,7 +77,8 @@ type Options struct {
 	// Split is this process's share of a run split across drivers; the
 	// zero value is the whole run.
 	Split Split
-	// Version and Revision are recorded in results and the graph's record.
+	// Version and Revision are recorded in results and the graph's record;
+	// "": the running binary's (package buildinfo).
 	Version, Revision string
 	// MustExist opens only a database that exists: commands that read
 	// what a database holds (info, check) never create one.
@@ -111,6 +113,10 @@ func New(st store.Store, name string, opts Options) *Session {
 	sink := opts.Sink
 	if sink == nil {
 		sink = Discard
+	}
+	if opts.Version == "" && opts.Revision == "" {
+		b := buildinfo.Read()
+		opts.Version, opts.Revision = b.Version, b.Commit()
 	}
 	return &Session{st: st, url: name, opts: opts, sink: sink}
 }

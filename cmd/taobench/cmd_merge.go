@@ -1,22 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/taobench/taobench/fidelity"
-	"github.com/taobench/taobench/gen"
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/result"
-	"github.com/taobench/taobench/workload"
 )
 
 // cmdMerge merges the JSON results of runs of the same schedule, workload
@@ -62,7 +55,7 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return badInput("merge: %v", err)
 	}
-	if err := refidelity(m); err != nil {
+	if err := fidelity.Recompute(m); err != nil {
 		fmt.Fprintf(e.stderr, "merge: fidelity rows left out (the counts are merged): %s\n", termLines(err.Error()))
 	}
 	for i := range m.Experiments {
@@ -106,51 +99,12 @@ func splitArgs(fs *flag.FlagSet, args []string) (flags, files []string) {
 	return flags, files
 }
 
-// readResults reads one results file, saying which and why when it cannot.
+// readResults reads one results file (result.ReadFile); a file it cannot
+// read is bad input, named with the fix.
 func readResults(cmd, name string) (*result.Doc, error) {
-	const hint = "give the JSON files that taobench run, sweep, rate or merge wrote with --out"
-	data, err := os.ReadFile(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, badInput("%s: %s does not exist; %s", cmd, name, hint)
-	}
+	doc, err := result.ReadFile(name)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err // the path is named below
-		}
-		return nil, badInput("%s: cannot read %s: %v; %s", cmd, name, err, hint)
-	}
-	doc, err := result.ReadJSON(bytes.NewReader(data))
-	if err != nil {
-		return nil, badInput("%s: %s: %v; give a JSON file that taobench run, sweep, rate or merge wrote with --out", cmd, name, err)
+		return nil, badInput("%s: %v", cmd, err)
 	}
 	return doc, nil
-}
-
-// refidelity recomputes the fidelity rows of merged experiments from their
-// merged counters: the targets come from the workload and graph, rebuilt
-// from their names and seed, which works for the built-in workloads.
-func refidelity(d *result.Doc) error {
-	w, err := workload.Resolve(d.Run.Workload)
-	if err != nil {
-		return fmt.Errorf("workload %s: %v", d.Run.Workload, err)
-	}
-	gw := w
-	if d.Run.GraphWorkload != "" && d.Run.GraphWorkload != w.Name {
-		if gw, err = workload.Resolve(d.Run.GraphWorkload); err != nil {
-			return fmt.Errorf("graph workload %s: %v", d.Run.GraphWorkload, err)
-		}
-	}
-	g, err := graph.New(gw, d.Run.GraphSeed, d.Run.Edges)
-	if err != nil {
-		return err
-	}
-	plan, err := gen.NewPlan(w, g, d.Run.Seed)
-	if err != nil {
-		return err
-	}
-	for _, x := range d.Experiments {
-		x.Fidelity = fidelity.Compare(w, plan.Targets(), x.Counters)
-	}
-	return nil
 }

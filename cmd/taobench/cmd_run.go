@@ -206,7 +206,7 @@ type redactWriter struct {
 }
 
 func (r redactWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(r.w, redactArgs(string(p), r.args)); err != nil {
+	if _, err := io.WriteString(r.w, store.RedactArgs(string(p), r.args)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

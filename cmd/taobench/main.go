@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/taobench/taobench/internal/termsafe"
+	"github.com/taobench/taobench/store"
 	"io"
-	"net/url"
 	"os"
 	"os/signal"
 	"runtime"
@@ -141,7 +141,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, setP
 		}
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "taobench:", termLines(redactArgs(err.Error(), args)))
+	fmt.Fprintln(stderr, "taobench:", termLines(store.RedactArgs(err.Error(), args)))
 	if hasUsage {
 		fmt.Fprint(stderr, "\n"+ue.usage)
 	}
@@ -182,64 +182,6 @@ func (e *env) sizeProcs(procs, clients int) int {
 		e.setProcs(n)
 	}
 	return n
-}
-
-// redactArgs masks in msg every password that a URL among args carries, as
-// a last line of defence: stores redact the URLs they quote, but a message
-// quoting part of a URL (its parameters, say) must not show a password.
-func redactArgs(msg string, args []string) string {
-	for _, a := range args {
-		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
-			a = v // --db=URL
-		}
-		for _, p := range urlPasswords(a) {
-			msg = strings.ReplaceAll(msg, p, "xxxxx")
-		}
-	}
-	return msg
-}
-
-// urlPasswords returns the passwords in raw, as written and decoded: the
-// user's password and the values of password and sslpassword parameters.
-func urlPasswords(raw string) []string {
-	var ps []string
-	add := func(p string) {
-		if p != "" {
-			ps = append(ps, p)
-		}
-	}
-	// Whatever url.Parse makes of it, the text between "user:" and the last
-	// "@" may be a password: one holding / ? or # ends url.Parse's
-	// authority early, so it would not see it (the fuzzer found this in
-	// store.Redact).
-	if i := strings.Index(raw, "://"); i >= 0 {
-		if j := strings.LastIndex(raw, "@"); j > i {
-			if _, p, ok := strings.Cut(raw[i+3:j], ":"); ok {
-				add(p)
-			}
-		}
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ps
-	}
-	if u.User != nil {
-		p, _ := u.User.Password()
-		add(p)
-		if i := strings.Index(u.User.String(), ":"); i >= 0 {
-			add(u.User.String()[i+1:])
-		}
-	}
-	for _, kv := range strings.Split(u.RawQuery, "&") {
-		k, v, _ := strings.Cut(kv, "=")
-		if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
-			add(v)
-			if d, err := url.QueryUnescape(v); err == nil {
-				add(d)
-			}
-		}
-	}
-	return ps
 }
 
 // termLines escapes, line by line, what a terminal would act on in msg:

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"github.com/taobench/taobench/store"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -153,7 +154,7 @@ func TestCLICheckNoGraph(t *testing.T) {
 func TestRedactArgsOddPasswords(t *testing.T) {
 	for _, pw := range []string{"12/45", "a?b", "c#d", "e@f", "g:h/i"} {
 		raw := "postgres://u:" + pw + "@db.example:5432/bench"
-		msg := redactArgs("connect "+raw+": refused (password "+pw+")", []string{"run", "--db", raw})
+		msg := store.RedactArgs("connect "+raw+": refused (password "+pw+")", []string{"run", "--db", raw})
 		if strings.Contains(msg, pw) {
 			t.Errorf("password %q shows in %q", pw, msg)
 		}
