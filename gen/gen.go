@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/taobench/taobench/dist"
+	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
@@ -39,7 +39,7 @@ const (
 // picker draws values of a distribution; an absent one yields def.
 type picker[T any] struct {
 	vals []T
-	a    dist.Alias
+	a    randdist.Alias
 	def  T
 }
 
@@ -48,7 +48,7 @@ func newPicker[T comparable](d workload.Dist[T], def T) (picker[T], error) {
 	if len(d.Values) == 0 {
 		return p, nil
 	}
-	a, err := dist.NewAlias(d.Weights)
+	a, err := randdist.NewAlias(d.Weights)
 	if err != nil {
 		return p, err
 	}
@@ -56,7 +56,7 @@ func newPicker[T comparable](d workload.Dist[T], def T) (picker[T], error) {
 	return p, nil
 }
 
-func (p *picker[T]) draw(r *dist.Rand) T {
+func (p *picker[T]) draw(r *randdist.Rand) T {
 	if p.vals == nil {
 		return p.def
 	}
@@ -74,7 +74,7 @@ type Plan struct {
 	readSize  picker[int]
 	writeSize picker[int]
 	kinds     [tao.NumClasses]picker[tao.Kind]
-	primary   dist.Alias
+	primary   randdist.Alias
 	sizes     picker[int]
 	cats      picker[tao.EdgeCategory]
 	unique    picker[tao.EdgeCategory] // the unique categories, by their weights
@@ -84,8 +84,8 @@ type Plan struct {
 	tiers     picker[tao.Tier]
 
 	zipf     bool
-	z        []dist.Zipf // one per shard: shards hold different node counts
-	perms    []dist.Perm // one per shard
+	z        []randdist.Zipf // one per shard: shards hold different node counts
+	perms    []randdist.Perm // one per shard
 	limit    int
 	tlo, thi int64
 
@@ -125,7 +125,7 @@ func (p *Plan) Targets() Targets { return p.targets }
 // use; give each client its own.
 type Generator struct {
 	*Plan
-	rng dist.Rand
+	rng randdist.Rand
 
 	run, client int64
 	seq         uint64 // objects created so far
@@ -136,7 +136,7 @@ type Generator struct {
 	races []uint32 // per shard: contested unique adds issued so far
 	// injRng draws lock holds and injected failures, apart from rng so a
 	// workload's request stream is the same with and without them.
-	injRng dist.Rand
+	injRng randdist.Rand
 }
 
 // New returns the generator of client (0-based) in run. w must be the
@@ -165,11 +165,11 @@ func NewChecked(w *workload.Workload, g *graph.Graph, client int, run int64, see
 func (p *Plan) Client(client int, run int64) *Generator {
 	return &Generator{
 		Plan:   p,
-		rng:    dist.NewRand(dist.Hash(p.seed, uint64(client), 0x67656e, 0)),
+		rng:    randdist.NewRand(randdist.Hash(p.seed, uint64(client), 0x67656e, 0)),
 		run:    run,
 		client: int64(client),
 		races:  make([]uint32, p.g.Shards()),
-		injRng: dist.NewRand(dist.Hash(p.seed, uint64(client), 0x696e6a, 0)),
+		injRng: randdist.NewRand(randdist.Hash(p.seed, uint64(client), 0x696e6a, 0)),
 	}
 }
 
@@ -204,7 +204,7 @@ func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 	p.kinds[tao.Write], errs[4] = newPicker(w.WriteKinds, tao.ObjUpdate)
 	p.kinds[tao.ReadTxn], errs[5] = newPicker(w.ReadTxnKinds, tao.ObjRead)
 	p.kinds[tao.WriteTxn], errs[6] = newPicker(w.WriteTxnKinds, tao.ObjUpdate)
-	p.primary, errs[7] = dist.NewAlias(w.PrimaryShards.Weights)
+	p.primary, errs[7] = randdist.NewAlias(w.PrimaryShards.Weights)
 	p.sizes, errs[8] = newPicker(w.PayloadSizes, 0)
 	p.opPred, errs[9] = newPicker(w.OpPredicates, tao.PredNone)
 	p.txnPred, errs[10] = newPicker(w.TxnPredicates, tao.PredNone)
@@ -221,15 +221,15 @@ func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 	p.unique, errs[14] = newPicker(uq, tao.Unique)
 	if w.KeySkew.Kind == workload.Zipf {
 		p.zipf = true
-		p.z = make([]dist.Zipf, g.Shards())
-		p.perms = make([]dist.Perm, g.Shards())
+		p.z = make([]randdist.Zipf, g.Shards())
+		p.perms = make([]randdist.Perm, g.Shards())
 		for s := range p.perms {
 			n := uint64(g.ShardNodes(s))
-			if p.z[s], errs[15] = dist.NewZipf(n, w.KeySkew.Theta); errs[15] != nil {
+			if p.z[s], errs[15] = randdist.NewZipf(n, w.KeySkew.Theta); errs[15] != nil {
 				break
 			}
 			// Keyed by seed, not client: every client shares the hot keys.
-			p.perms[s], _ = dist.NewPerm(n, dist.Hash(seed, uint64(s), 0x7065726d, 0))
+			p.perms[s], _ = randdist.NewPerm(n, randdist.Hash(seed, uint64(s), 0x7065726d, 0))
 		}
 	}
 	for _, err := range errs {
@@ -697,9 +697,9 @@ func (gen *Generator) add(op *tao.Op, shard int, c tao.EdgeCategory) {
 func (gen *Generator) contested(op *tao.Op, shard int) {
 	j := gen.races[shard]
 	gen.races[shard]++
-	h := dist.Hash(gen.seed, uint64(shard), uint64(j), 0x72616365)
+	h := randdist.Hash(gen.seed, uint64(shard), uint64(j), 0x72616365)
 	c := gen.unique.vals[gen.unique.a.Pick(h)]
-	n := gen.g.Node(shard, int64(dist.Below(dist.Mix(h), uint64(gen.g.ShardNodes(shard)))))
+	n := gen.g.Node(shard, int64(randdist.Below(randdist.Mix(h), uint64(gen.g.ShardNodes(shard)))))
 	// The first type past the node's preallocated ones: no edge at load.
 	k := int64(n.Slots[c])
 	op.ID1, op.Type = n.ID, typeOf(c, k)

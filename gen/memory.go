@@ -1,7 +1,7 @@
 package gen
 
 import (
-	"github.com/taobench/taobench/dist"
+	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -75,7 +75,7 @@ func (m *memory) lookup(k tao.Key) (int64, bool) {
 
 // pick returns a remembered key of the kind asked (an edge or an object),
 // on shard (any when shard < 0); lookup gives its newest version.
-func (m *memory) pick(r *dist.Rand, edge bool, shard int) (tao.Key, bool) {
+func (m *memory) pick(r *randdist.Rand, edge bool, shard int) (tao.Key, bool) {
 	n := min(m.nObj, memSize)
 	if edge {
 		n = min(m.nEdges, memSize)
@@ -106,7 +106,7 @@ func (m *memory) pick(r *dist.Rand, edge bool, shard int) (tao.Key, bool) {
 
 // pickOutside returns a remembered key of either kind that no op of ops
 // writes, with its version.
-func (m *memory) pickOutside(r *dist.Rand, ops []tao.Op) (tao.Key, int64, bool) {
+func (m *memory) pickOutside(r *randdist.Rand, ops []tao.Op) (tao.Key, int64, bool) {
 outer:
 	for range memTries {
 		k, ok := m.pick(r, r.Uint64()&1 == 0, -1)
@@ -138,7 +138,7 @@ type recent struct {
 	nEdges int
 }
 
-func (c *recent) object(r *dist.Rand, shard int) (int64, bool) {
+func (c *recent) object(r *randdist.Rand, shard int) (int64, bool) {
 	n := min(c.nObj, recentSize)
 	if n == 0 {
 		return 0, false
@@ -152,7 +152,7 @@ func (c *recent) object(r *dist.Rand, shard int) (int64, bool) {
 	return 0, false
 }
 
-func (c *recent) edge(r *dist.Rand, shard int) (tao.Key, bool) {
+func (c *recent) edge(r *randdist.Rand, shard int) (tao.Key, bool) {
 	n := min(c.nEdges, recentSize)
 	if n == 0 {
 		return tao.Key{}, false

@@ -3,7 +3,7 @@ package gen
 import (
 	"math"
 
-	"github.com/taobench/taobench/dist"
+	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
@@ -26,7 +26,7 @@ type popularity struct {
 
 type pieceTable struct {
 	pieces []int // piece number of each alias column
-	a      dist.Alias
+	a      randdist.Alias
 }
 
 // pieceWeights returns, per shard and piece, the share of uniform draws
@@ -94,7 +94,7 @@ func newPopularity(g *graph.Graph, corr float64, uni, cor [][]float64) popularit
 func mixTable(uni, cor []float64, corr float64, keep func(int) bool) pieceTable {
 	pieces, w := mixVector(uni, cor, corr, keep)
 	t := pieceTable{pieces: pieces}
-	t.a, _ = dist.NewAlias(w)
+	t.a, _ = randdist.NewAlias(w)
 	return t
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/taobench/taobench/dist"
+	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
@@ -137,7 +137,7 @@ func CheckWorkload(w *workload.Workload) error {
 		if c.nvals != len(c.weights) {
 			return bad(c.field, "%d values but %d weights: give one weight per value", c.nvals, len(c.weights))
 		}
-		if _, err := dist.NewAlias(c.weights); err != nil {
+		if _, err := randdist.NewAlias(c.weights); err != nil {
 			return bad(c.field, "%v", err)
 		}
 		if c.valid != nil {

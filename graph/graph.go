@@ -12,7 +12,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/taobench/taobench/dist"
+	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
@@ -44,7 +44,7 @@ const (
 	slotMul = 0xd6e8feb86659fd93 // odd: x -> x*slotMul is a bijection
 )
 
-func field(base uint64, k uint64) uint64 { return dist.Mix(base + k*golden) }
+func field(base uint64, k uint64) uint64 { return randdist.Mix(base + k*golden) }
 
 // unit maps a hash to [0, 1).
 func unit(x uint64) float64 { return float64(x>>11) * 0x1p-53 }
@@ -63,18 +63,18 @@ type Graph struct {
 	pieces  [][2]int  // outdegree pieces (lo, hi]; the first is [v0, v0]
 	cum     []float64 // cumulative share of nodes at the end of each piece
 	rankEnd [][]int64 // per shard: the rank one past each piece's last node
-	perms   []dist.Perm
+	perms   []randdist.Perm
 
 	cats        [tao.NumEdgeCategories]float64 // stored share of each category
 	catCum      [tao.NumEdgeCategories]float64 // their cumulative shares, in category order
 	listMax     float64                        // the largest share of a node's slots one list takes
 	empty       float64
 	remote      []int
-	remoteA     dist.Alias
+	remoteA     randdist.Alias
 	remoteShare []float64 // by shard
 	remoteCum   []float64 // cumulative, by shard
 	sizes       []int
-	sizeA       dist.Alias
+	sizeA       randdist.Alias
 	payload     []byte
 	hash        string
 	expected    float64 // expected forward edges the load writes
@@ -95,7 +95,7 @@ func New(w *workload.Workload, seed uint64, edges int64) (*Graph, error) {
 		// Degree sums of larger graphs could overflow while New fits them.
 		return nil, fmt.Errorf("graph of %d edges: taobench computes graphs of up to %d edges; give fewer --edges", edges, int64(maxEdges))
 	}
-	g := &Graph{seed: seed, key: dist.Hash(seed, 0x6772617068, 2, 0), edges: edges, shards: w.Shards(), empty: w.EmptySlots}
+	g := &Graph{seed: seed, key: randdist.Hash(seed, 0x6772617068, 2, 0), edges: edges, shards: w.Shards(), empty: w.EmptySlots}
 	g.maxDeg = int(min(edges/10+1, math.MaxInt32))
 	if w.MaxOutdegree > 0 {
 		g.maxDeg = min(g.maxDeg, w.MaxOutdegree)
@@ -134,11 +134,11 @@ func New(w *workload.Workload, seed uint64, edges int64) (*Graph, error) {
 		g.remoteCum[t] = racc
 	}
 	g.remoteCum[g.shards-1] = 1
-	if g.remoteA, err = dist.NewAlias(w.RemoteShards.Weights); err != nil {
+	if g.remoteA, err = randdist.NewAlias(w.RemoteShards.Weights); err != nil {
 		return nil, err // CheckWorkload has checked every alias below
 	}
 	g.sizes = slices.Clone(w.PayloadSizes.Values)
-	if g.sizeA, err = dist.NewAlias(w.PayloadSizes.Weights); err != nil {
+	if g.sizeA, err = randdist.NewAlias(w.PayloadSizes.Weights); err != nil {
 		return nil, err
 	}
 	g.payload = newPayload(seed, slices.Max(g.sizes)+payloadSlack)
@@ -322,10 +322,10 @@ func (g *Graph) place(primary []float64) error {
 			"because each of the workload's %d shards holds at least one node and every outdegree is a whole number; give more --edges",
 			g.edges, g.expected, g.Nodes(), g.shards)
 	}
-	g.perms = make([]dist.Perm, g.shards)
+	g.perms = make([]randdist.Perm, g.shards)
 	for s := range g.perms {
 		// Keyed by the graph's seed: which node has which degree is a fact of the graph.
-		g.perms[s], _ = dist.NewPerm(uint64(g.nodes[s]), dist.Hash(g.seed, uint64(s), 0x646567, 0))
+		g.perms[s], _ = randdist.NewPerm(uint64(g.nodes[s]), randdist.Hash(g.seed, uint64(s), 0x646567, 0))
 	}
 	return nil
 }
@@ -487,11 +487,11 @@ func (g *Graph) AtRank(s int, r int64) int64 { return int64(g.perms[s].Inverse(u
 
 // nodeBase is the hash every fact of a node derives from: one bijective
 // round over the seeded key, so distinct ids never share a base.
-func (g *Graph) nodeBase(id int64) uint64 { return dist.Mix(g.key ^ uint64(id)) }
+func (g *Graph) nodeBase(id int64) uint64 { return randdist.Mix(g.key ^ uint64(id)) }
 
 // slotBase is the hash every fact of slot k of a node's list c derives from.
 func slotBase(nb uint64, c tao.EdgeCategory, k int64) uint64 {
-	return dist.Mix(nb ^ (uint64(c)<<56|uint64(k)+1)*slotMul)
+	return randdist.Mix(nb ^ (uint64(c)<<56|uint64(k)+1)*slotMul)
 }
 
 // Node is everything about one node's association lists.
@@ -579,7 +579,7 @@ func (g *Graph) Edge(n *Node, c tao.EdgeCategory, k int64) tao.Edge {
 	}
 	return tao.Edge{
 		ID1: n.ID, ID2: g.Target(n, c, k), Type: t, Version: 1,
-		Time:  TimeBase + int64(dist.Below(field(sb, fTime), TimeSpan)),
+		Time:  TimeBase + int64(randdist.Below(field(sb, fTime), TimeSpan)),
 		Value: g.value(field(sb, fSize)),
 	}
 }
@@ -596,7 +596,7 @@ const listPrime = 2654435761
 // exactly, rounded.
 func (g *Graph) layout(n *Node, c tao.EdgeCategory, t int) (from, to, start uint64) {
 	s := float64(n.Slots[c])
-	u := unit(dist.Hash(n.base, uint64(c), 0x6c6973, 1))
+	u := unit(randdist.Hash(n.base, uint64(c), 0x6c6973, 1))
 	to = uint64(math.Floor(s*g.remoteCum[t] + u))
 	if t > 0 {
 		from = uint64(math.Floor(s*g.remoteCum[t-1] + u))
@@ -604,7 +604,7 @@ func (g *Graph) layout(n *Node, c tao.EdgeCategory, t int) (from, to, start uint
 	if t == g.shards-1 {
 		to = uint64(n.Slots[c])
 	}
-	return from, to, dist.Hash(n.base, uint64(c), uint64(t), 0x746172) % uint64(g.nodes[t])
+	return from, to, randdist.Hash(n.base, uint64(c), uint64(t), 0x746172) % uint64(g.nodes[t])
 }
 
 // Target returns the id2 of slot k of node n's category c (see Edge).
@@ -618,11 +618,11 @@ func (g *Graph) Target(n *Node, c tao.EdgeCategory, k int64) int64 {
 	if c.Type().IsUnique() || uint64(k) >= s {
 		sb := slotBase(n.base, c, k)
 		t := g.remote[g.remoteA.Pick(field(sb, fShard))]
-		return tao.ID(t, int64(dist.Below(field(sb, fIndex), uint64(g.nodes[t]))))
+		return tao.ID(t, int64(randdist.Below(field(sb, fIndex), uint64(g.nodes[t]))))
 	}
-	off := dist.Hash(n.base, uint64(c), 0x6c6973, 0) % s
+	off := randdist.Hash(n.base, uint64(c), 0x6c6973, 0) % s
 	x := (uint64(k)*listPrime%s + off) % s
-	u := unit(dist.Hash(n.base, uint64(c), 0x6c6973, 1))
+	u := unit(randdist.Hash(n.base, uint64(c), 0x6c6973, 1))
 	t := sort.Search(g.shards-1, func(i int) bool { return uint64(math.Floor(float64(s)*g.remoteCum[i]+u)) > x })
 	from, _, start := g.layout(n, c, t)
 	nt := uint64(g.nodes[t])
@@ -637,7 +637,7 @@ func (g *Graph) Target(n *Node, c tao.EdgeCategory, k int64) int64 {
 func (g *Graph) Absent(n *Node, c tao.EdgeCategory, k int64, x uint64) int64 {
 	t := g.remote[g.remoteA.Pick(x)]
 	nt := uint64(g.nodes[t])
-	y := dist.Mix(x)
+	y := randdist.Mix(x)
 	if c.Type().IsUnique() {
 		id := tao.ID(t, int64(y%nt))
 		if id == g.Target(n, c, k) && nt > 1 {
@@ -663,7 +663,7 @@ func (g *Graph) AppendNode(shard int, index int64, objs []tao.Object, edges []ta
 	n := g.Node(shard, index)
 	objs = append(objs, tao.Object{
 		ID:      n.ID,
-		Time:    TimeBase + int64(dist.Below(field(n.base, fTime), TimeSpan)),
+		Time:    TimeBase + int64(randdist.Below(field(n.base, fTime), TimeSpan)),
 		Version: 1,
 		Value:   g.value(field(n.base, fSize)),
 	})
@@ -705,7 +705,7 @@ const payloadSlack = 64
 // newPayload returns n deterministic letters and digits.
 func newPayload(seed uint64, n int) []byte {
 	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	r := dist.NewRand(seed ^ 0x7061796c6f6164)
+	r := randdist.NewRand(seed ^ 0x7061796c6f6164)
 	b := make([]byte, n)
 	for i := range b {
 		b[i] = alphabet[r.Uint64N(uint64(len(alphabet)))]

@@ -3,7 +3,7 @@ package run
 import (
 	"time"
 
-	"github.com/taobench/taobench/dist"
+	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
@@ -14,18 +14,18 @@ import (
 // from write_operation_latency, write transactions from write_txn_latency.
 type injector struct {
 	by  [tao.NumClasses]*latencyDist
-	rng dist.Rand
+	rng randdist.Rand
 }
 
 type latencyDist struct {
-	alias  dist.Alias
+	alias  randdist.Alias
 	values []time.Duration
 }
 
 // newInjector returns the injector of w for one client, or nil when w gives
 // no delays.
 func newInjector(w *workload.Workload, seed uint64) (*injector, error) {
-	in := &injector{rng: dist.NewRand(seed)}
+	in := &injector{rng: randdist.NewRand(seed)}
 	any := false
 	for c, d := range map[tao.Class]workload.Dist[time.Duration]{
 		tao.Read: w.ReadLatency, tao.ReadTxn: w.ReadLatency, tao.Write: w.WriteLatency, tao.WriteTxn: w.WriteTxnLatency,
@@ -33,7 +33,7 @@ func newInjector(w *workload.Workload, seed uint64) (*injector, error) {
 		if len(d.Values) == 0 {
 			continue
 		}
-		a, err := dist.NewAlias(d.Weights)
+		a, err := randdist.NewAlias(d.Weights)
 		if err != nil {
 			return nil, err
 		}

@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/taobench/taobench/dist"
+	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/internal/clock"
 )
 
@@ -180,7 +180,7 @@ func (s *schedule) finish(until time.Time) (scheduled, notIssued int64) {
 }
 
 // pacerSeed is the seed of an experiment's pacer, apart from its clients'.
-func pacerSeed(seed uint64) uint64 { return dist.Hash(seed, 0x7061636572, 0, 0) }
+func pacerSeed(seed uint64) uint64 { return randdist.Hash(seed, 0x7061636572, 0, 0) }
 
 // waitUntil waits until t, or until done is closed; it reports whether it
 // waited fully. The client's clock.Sleeper wakes within tens of

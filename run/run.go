@@ -26,7 +26,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/taobench/taobench/dist"
+	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
@@ -178,7 +178,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		clients[i].loss = &loss
 		clients[i].id, clients[i].live = i, cfg.Live
 		if cfg.InjectLatency {
-			if clients[i].inject, err = newInjector(cfg.Workload, dist.Hash(cfg.Seed, uint64(k), 0x696e6a, 0)); err != nil {
+			if clients[i].inject, err = newInjector(cfg.Workload, randdist.Hash(cfg.Seed, uint64(k), 0x696e6a, 0)); err != nil {
 				return nil, fmt.Errorf("experiment: injected latency: %v", err)
 			}
 		}
@@ -320,7 +320,7 @@ func driverPacerSeed(seed uint64, first int) uint64 {
 	if first == 0 {
 		return pacerSeed(seed)
 	}
-	return dist.Hash(pacerSeed(seed), uint64(first), 0x6472, 0)
+	return randdist.Hash(pacerSeed(seed), uint64(first), 0x6472, 0)
 }
 
 // ExperimentSeed is the request seed of experiment i (0-based) of a run
@@ -329,7 +329,7 @@ func ExperimentSeed(seed uint64, i int) uint64 {
 	if i == 0 {
 		return seed
 	}
-	return dist.Hash(seed, uint64(i), 0x657870, 0)
+	return randdist.Hash(seed, uint64(i), 0x657870, 0)
 }
 
 // bounds are the fixed instants of an experiment: requests that start before

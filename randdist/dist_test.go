@@ -1,10 +1,10 @@
-package dist_test
+package randdist_test
 
 import (
 	"math"
 	"testing"
 
-	"github.com/taobench/taobench/dist"
+	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/validate"
 )
 
@@ -19,7 +19,7 @@ func checkFit(t *testing.T, name string, counts []int64, weights []float64) {
 }
 
 func TestRandDeterministicAndDistinct(t *testing.T) {
-	a, b, c := dist.NewRand(1), dist.NewRand(1), dist.NewRand(2)
+	a, b, c := randdist.NewRand(1), randdist.NewRand(1), randdist.NewRand(2)
 	same := 0
 	for i := 0; i < 100; i++ {
 		x, y, z := a.Uint64(), b.Uint64(), c.Uint64()
@@ -36,7 +36,7 @@ func TestRandDeterministicAndDistinct(t *testing.T) {
 }
 
 func TestUint64NUniform(t *testing.T) {
-	r := dist.NewRand(7)
+	r := randdist.NewRand(7)
 	const n = 13
 	counts := make([]int64, n)
 	weights := make([]float64, n)
@@ -59,11 +59,11 @@ func TestUint64NUniform(t *testing.T) {
 }
 
 func TestHashSensitiveToEveryInput(t *testing.T) {
-	base := dist.Hash(1, 2, 3, 4)
-	if base != dist.Hash(1, 2, 3, 4) {
+	base := randdist.Hash(1, 2, 3, 4)
+	if base != randdist.Hash(1, 2, 3, 4) {
 		t.Fatal("Hash is not deterministic")
 	}
-	for i, h := range []uint64{dist.Hash(0, 2, 3, 4), dist.Hash(1, 3, 3, 4), dist.Hash(1, 2, 4, 4), dist.Hash(1, 2, 3, 5), dist.Hash(1, 3, 2, 4)} {
+	for i, h := range []uint64{randdist.Hash(0, 2, 3, 4), randdist.Hash(1, 3, 3, 4), randdist.Hash(1, 2, 4, 4), randdist.Hash(1, 2, 3, 5), randdist.Hash(1, 3, 2, 4)} {
 		if h == base {
 			t.Errorf("variant %d hashes like the base", i)
 		}
@@ -72,7 +72,7 @@ func TestHashSensitiveToEveryInput(t *testing.T) {
 	var ones [64]int
 	const n = 4096
 	for i := uint64(0); i < n; i++ {
-		h := dist.Hash(9, i, 0, 0)
+		h := randdist.Hash(9, i, 0, 0)
 		for b := 0; b < 64; b++ {
 			ones[b] += int(h >> b & 1)
 		}
@@ -86,11 +86,11 @@ func TestHashSensitiveToEveryInput(t *testing.T) {
 
 func TestAliasMatchesWeights(t *testing.T) {
 	weights := []float64{0, 104440, 283626, 340601, 43853, 5878, 107888, 674, 862, 0, 3, 235}
-	a, err := dist.NewAlias(weights)
+	a, err := randdist.NewAlias(weights)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := dist.NewRand(3)
+	r := randdist.NewRand(3)
 	counts := make([]int64, len(weights))
 	for i := 0; i < 200000; i++ {
 		counts[a.Draw(&r)]++
@@ -108,11 +108,11 @@ func TestAliasMatchesWeights(t *testing.T) {
 }
 
 func TestAliasSingleAndErrors(t *testing.T) {
-	a, err := dist.NewAlias([]float64{0, 0, 5})
+	a, err := randdist.NewAlias([]float64{0, 0, 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := dist.NewRand(1)
+	r := randdist.NewRand(1)
 	for i := 0; i < 100; i++ {
 		if v := a.Draw(&r); v != 2 {
 			t.Fatalf("only index 2 has weight, drew %d", v)
@@ -122,7 +122,7 @@ func TestAliasSingleAndErrors(t *testing.T) {
 		t.Error("Single() = false for one positive weight")
 	}
 	for _, w := range [][]float64{nil, {0, 0}, {1, -1}, {math.NaN()}, {math.Inf(1), 1}} {
-		if _, err := dist.NewAlias(w); err == nil {
+		if _, err := randdist.NewAlias(w); err == nil {
 			t.Errorf("NewAlias(%v) accepted bad weights", w)
 		}
 	}
@@ -142,11 +142,11 @@ func TestZipfMatchesTheory(t *testing.T) {
 		n     int
 		theta float64
 	}{{1000, 0.99}, {1000, 1}, {1000, 0.5}, {50, 1.5}, {100000, 0.99}, {10, 3}} {
-		z, err := dist.NewZipf(uint64(tc.n), tc.theta)
+		z, err := randdist.NewZipf(uint64(tc.n), tc.theta)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := dist.NewRand(uint64(tc.n))
+		r := randdist.NewRand(uint64(tc.n))
 		const draws = 100000
 		// Ranks 1..9 on their own, the rest pooled.
 		counts := make([]int64, 11)
@@ -173,20 +173,20 @@ func TestZipfMatchesTheory(t *testing.T) {
 		weights[10] = max(rest, 0)
 		checkFit(t, "zipf", counts, weights)
 	}
-	if _, err := dist.NewZipf(10, 0); err == nil {
+	if _, err := randdist.NewZipf(10, 0); err == nil {
 		t.Error("NewZipf accepted theta 0")
 	}
-	if _, err := dist.NewZipf(0, 1); err == nil {
+	if _, err := randdist.NewZipf(0, 1); err == nil {
 		t.Error("NewZipf accepted n 0")
 	}
 }
 
 func TestZipfOneItem(t *testing.T) {
-	z, err := dist.NewZipf(1, 0.99)
+	z, err := randdist.NewZipf(1, 0.99)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := dist.NewRand(1)
+	r := randdist.NewRand(1)
 	for i := 0; i < 100; i++ {
 		if k := z.Draw(&r); k != 1 {
 			t.Fatalf("rank %d of 1", k)
@@ -196,7 +196,7 @@ func TestZipfOneItem(t *testing.T) {
 
 func TestPermIsBijection(t *testing.T) {
 	for _, n := range []uint64{1, 2, 3, 4, 5, 7, 16, 17, 100, 255, 256, 1000, 4097} {
-		p, err := dist.NewPerm(n, n*31)
+		p, err := randdist.NewPerm(n, n*31)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -219,8 +219,8 @@ func TestPermIsBijection(t *testing.T) {
 			t.Errorf("n %d: %d fixed points: not scattering", n, fixed)
 		}
 	}
-	a, _ := dist.NewPerm(1000, 1)
-	b, _ := dist.NewPerm(1000, 2)
+	a, _ := randdist.NewPerm(1000, 1)
+	b, _ := randdist.NewPerm(1000, 2)
 	diff := 0
 	for x := uint64(0); x < 1000; x++ {
 		if a.Map(x) != b.Map(x) {
@@ -233,8 +233,8 @@ func TestPermIsBijection(t *testing.T) {
 }
 
 func BenchmarkAlias(b *testing.B) {
-	a, _ := dist.NewAlias([]float64{94036, 36224, 3600, 612, 612, 612, 612, 612, 614, 612})
-	r := dist.NewRand(1)
+	a, _ := randdist.NewAlias([]float64{94036, 36224, 3600, 612, 612, 612, 612, 612, 614, 612})
+	r := randdist.NewRand(1)
 	s := 0
 	for b.Loop() {
 		s += a.Draw(&r)
@@ -243,8 +243,8 @@ func BenchmarkAlias(b *testing.B) {
 }
 
 func BenchmarkZipf(b *testing.B) {
-	z, _ := dist.NewZipf(1_000_000, 0.99)
-	r := dist.NewRand(1)
+	z, _ := randdist.NewZipf(1_000_000, 0.99)
+	r := randdist.NewRand(1)
 	var s uint64
 	for b.Loop() {
 		s += z.Draw(&r)
@@ -253,7 +253,7 @@ func BenchmarkZipf(b *testing.B) {
 }
 
 func BenchmarkPerm(b *testing.B) {
-	p, _ := dist.NewPerm(1_000_000, 1)
+	p, _ := randdist.NewPerm(1_000_000, 1)
 	var s uint64
 	for i := uint64(0); b.Loop(); i++ {
 		s += p.Map(i % 1_000_000)

@@ -1,4 +1,4 @@
-// Package dist holds the samplers the generator draws from: a fast seeded
+// Package randdist holds the samplers the generator draws from: a fast seeded
 // RNG owned by one client, a stateless hash for facts of the computed graph,
 // Vose's alias method for discrete weights, a Zipf sampler for any exponent
 // and an invertible permutation that scatters Zipf ranks over a shard.
@@ -6,7 +6,7 @@
 // Everything here is a plain value with no locks and no global state: each
 // client owns its own Rand, and the tables (Alias, Zipf, Perm) are read-only
 // after construction, so many clients may share them.
-package dist
+package randdist
 
 import "math/bits"
 
