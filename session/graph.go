@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/taobench/taobench/driver"
+	"github.com/taobench/taobench/fleet"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/load"
 	"github.com/taobench/taobench/workload"
@@ -60,7 +60,7 @@ func (s *Session) Graph(ctx context.Context, spec GraphSpec) (*graph.Graph, *wor
 			return nil, nil, badInputErr(err)
 		}
 		s.sink.Note(fmt.Sprintf("%s holds no graph yet: loading workload %s's (%d edges, graph seed %d)", s.url, w.Name, spec.Edges, GraphSeed))
-		if err := s.LoadGraph(ctx, g, w, spec.LoadThreads, driver.Single); err != nil {
+		if err := s.LoadGraph(ctx, g, w, spec.LoadThreads, fleet.Single); err != nil {
 			return nil, nil, err
 		}
 	case err != nil:
@@ -81,7 +81,7 @@ func (s *Session) Graph(ctx context.Context, spec GraphSpec) (*graph.Graph, *wor
 
 // LoadGraph writes g, or part d of it, into the session's database,
 // reporting progress to the sink.
-func (s *Session) LoadGraph(ctx context.Context, g *graph.Graph, w *workload.Workload, threads int, d driver.Driver) error {
+func (s *Session) LoadGraph(ctx context.Context, g *graph.Graph, w *workload.Workload, threads int, d fleet.Driver) error {
 	db, err := s.needDatabase()
 	if err != nil {
 		return err
@@ -122,8 +122,8 @@ type LoadSpec struct {
 	Threads  int
 	// Drop replaces whatever graph the database holds.
 	Drop bool
-	// Part is the part this loader writes; driver.Single: all of it.
-	Part driver.Driver
+	// Part is the part this loader writes; fleet.Single: all of it.
+	Part fleet.Driver
 }
 
 // Load loads the graph of spec into the session's database: nothing when
@@ -132,7 +132,7 @@ type LoadSpec struct {
 func (s *Session) Load(ctx context.Context, spec LoadSpec) error {
 	n := s.opts.Name
 	if spec.Part.N() == 0 {
-		spec.Part = driver.Single
+		spec.Part = fleet.Single
 	}
 	if spec.Part.Many() && spec.Drop {
 		return badInput("%s: --drop with --driver %s would drop the rows the other loaders are writing: drop the old graph once first (a fresh database, or DROP TABLE objects, edges, taobench_meta, taobench_counter), then start every loader without --drop", n, spec.Part)

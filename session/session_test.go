@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taobench/taobench/driver"
+	"github.com/taobench/taobench/fleet"
 	"github.com/taobench/taobench/load"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
@@ -120,7 +120,7 @@ func TestGraphNull(t *testing.T) {
 // database and says to load it first, loading nothing.
 func TestGraphDriversDoNotLoad(t *testing.T) {
 	t.Parallel()
-	d, _ := driver.Parse("--driver", "1/2")
+	d, _ := fleet.Parse("--driver", "1/2")
 	rec := &recorder{}
 	s := open(t, sqlite(t), session.Options{Name: "run", Sink: rec, Split: session.Split{Driver: d, RunID: "r"}})
 	_, _, err := s.Graph(context.Background(), session.GraphSpec{Workload: builtin(t, "o"), Edges: 500})
@@ -137,7 +137,7 @@ func TestLoadParts(t *testing.T) {
 	ctx := context.Background()
 	url, w := sqlite(t), builtin(t, "o")
 	for i, want := range []string{"are loaded too", "the graph is complete"} {
-		d, _ := driver.Parse("--driver", []string{"0/2", "1/2"}[i])
+		d, _ := fleet.Parse("--driver", []string{"0/2", "1/2"}[i])
 		rec := &recorder{}
 		s := open(t, url, session.Options{Name: "load", Sink: rec})
 		if err := s.Load(ctx, session.LoadSpec{Workload: w, Seed: 1, Edges: 1000, Threads: 2, Part: d}); err != nil {
@@ -148,7 +148,7 @@ func TestLoadParts(t *testing.T) {
 		}
 		s.Close()
 	}
-	d, _ := driver.Parse("--driver", "0/2")
+	d, _ := fleet.Parse("--driver", "0/2")
 	s := open(t, url, session.Options{Name: "load"})
 	err := s.Load(ctx, session.LoadSpec{Workload: w, Seed: 1, Edges: 1000, Part: d, Drop: true})
 	if !strings.Contains(err.Error(), "load: --drop with --driver 0/2") {
@@ -178,7 +178,7 @@ func TestReserveRun(t *testing.T) {
 	}
 	var got []int64
 	for _, spec := range []string{"0/2", "1/2"} {
-		d, _ := driver.Parse("--driver", spec)
+		d, _ := fleet.Parse("--driver", spec)
 		sd := open(t, url, session.Options{Split: session.Split{Driver: d, RunID: "shared"}})
 		for k := range 2 {
 			n, err := sd.ReserveRun(ctx, k)
@@ -197,7 +197,7 @@ func TestReserveRun(t *testing.T) {
 // fields none of them applies, the split and the session's versions.
 func TestRunInfo(t *testing.T) {
 	t.Parallel()
-	d, _ := driver.Parse("--driver", "1/3")
+	d, _ := fleet.Parse("--driver", "1/3")
 	s := open(t, "null", session.Options{Version: "v9", Revision: "abc", Split: session.Split{Driver: d, RunID: "id"}})
 	w := builtin(t, "o")
 	fake := &workload.Workload{Name: "f", NotApplied: []string{"x_field"}}

@@ -5,17 +5,17 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/taobench/taobench/driver"
+	"github.com/taobench/taobench/fleet"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
 )
 
 // Split is this process's part of a run split across driver processes
-// (docs/distributed.md). The zero value, or Driver driver.Single, is the
+// (docs/distributed.md). The zero value, or Driver fleet.Single, is the
 // whole run.
 type Split struct {
-	Driver driver.Driver
+	Driver fleet.Driver
 	// RunID is the id all drivers of the run share; "" for none.
 	RunID string
 	// Start is when the first experiment begins (zero: when ready); later
@@ -23,9 +23,9 @@ type Split struct {
 	Start time.Time
 }
 
-func (sp Split) driver() driver.Driver {
+func (sp Split) driver() fleet.Driver {
 	if sp.Driver.N() == 0 {
-		return driver.Single
+		return fleet.Single
 	}
 	return sp.Driver
 }
@@ -43,7 +43,7 @@ func (sp Split) Share(name string, exps []run.Experiment) ([]run.Experiment, []i
 	}
 	var at []time.Time
 	if !sp.Start.IsZero() {
-		at = driver.Schedule(sp.Start, spans)
+		at = fleet.Schedule(sp.Start, spans)
 	}
 	for i, x := range exps {
 		first, n := d.Slice(x.Threads)
@@ -91,7 +91,7 @@ func (s *Session) ReserveRun(ctx context.Context, k int) (int64, error) {
 	)
 	switch rk, keyed := db.(store.RunKeyer); {
 	case keyed && sp.RunID != "":
-		n, err = rk.ReserveRunKey(ctx, driver.RunKey(sp.RunID, k))
+		n, err = rk.ReserveRunKey(ctx, fleet.RunKey(sp.RunID, k))
 	case sp.driver().Many():
 		err = fmt.Errorf("the database cannot share a run number between drivers")
 	default:

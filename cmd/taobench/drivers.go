@@ -4,7 +4,7 @@ import (
 	"flag"
 	"time"
 
-	"github.com/taobench/taobench/driver"
+	"github.com/taobench/taobench/fleet"
 	"github.com/taobench/taobench/session"
 )
 
@@ -25,24 +25,24 @@ func (f *distFlags) register(fs *flag.FlagSet) {
 // --seed derive it from what they share, so client k draws the same stream
 // whichever driver runs it.
 func (f *distFlags) resolve(cmd string, workload string, seed *uint64, seedGiven bool, now time.Time) (session.Split, error) {
-	r := session.Split{Driver: driver.Single}
+	r := session.Split{Driver: fleet.Single}
 	var (
 		err      error
 		relative bool
 	)
 	if f.driver != "" {
-		if r.Driver, err = driver.Parse("--driver", f.driver); err != nil {
+		if r.Driver, err = fleet.Parse("--driver", f.driver); err != nil {
 			return r, badInput("%s: %v", cmd, err)
 		}
 	}
 	if f.runID != "" {
-		if err := driver.CheckRunID("--run-id", f.runID); err != nil {
+		if err := fleet.CheckRunID("--run-id", f.runID); err != nil {
 			return r, badInput("%s: %v", cmd, err)
 		}
 		r.RunID = f.runID
 	}
 	if f.startAt != "" {
-		if r.Start, relative, err = driver.ParseStart("--start-at", f.startAt, now); err != nil {
+		if r.Start, relative, err = fleet.ParseStart("--start-at", f.startAt, now); err != nil {
 			return r, badInput("%s: %v", cmd, err)
 		}
 	}
@@ -52,24 +52,24 @@ func (f *distFlags) resolve(cmd string, workload string, seed *uint64, seedGiven
 	if !seedGiven {
 		switch {
 		case r.RunID != "":
-			*seed = driver.Seed("run-id " + r.RunID)
+			*seed = fleet.Seed("run-id " + r.RunID)
 		case r.Driver.Many():
-			*seed = driver.Seed("start " + workload + " " + r.Start.UTC().Format(time.RFC3339Nano))
+			*seed = fleet.Seed("start " + workload + " " + r.Start.UTC().Format(time.RFC3339Nano))
 		}
 	}
 	if r.Driver.Many() && r.RunID == "" {
-		r.RunID = driver.DeriveRunID(workload, r.Start, *seed)
+		r.RunID = fleet.DeriveRunID(workload, r.Start, *seed)
 	}
 	return r, nil
 }
 
 // loadPart reads load's --driver: which part of the graph this loader
 // writes.
-func loadPart(s string) (driver.Driver, error) {
+func loadPart(s string) (fleet.Driver, error) {
 	if s == "" {
-		return driver.Single, nil
+		return fleet.Single, nil
 	}
-	d, err := driver.Parse("--driver", s)
+	d, err := fleet.Parse("--driver", s)
 	if err != nil {
 		return d, badInput("load: %v", err)
 	}

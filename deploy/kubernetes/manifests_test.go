@@ -18,7 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/taobench/taobench/driver"
+	"github.com/taobench/taobench/fleet"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/workload"
 )
@@ -139,7 +139,7 @@ func TestManifests(t *testing.T) {
 		}
 		// With DRIVER_INDEX expanded, every index is a valid --driver.
 		for i := range int(*o.jobs[job].Spec.Completions) {
-			if _, err := driver.Parse("--driver", strings.ReplaceAll(want, "$(DRIVER_INDEX)", fmt.Sprint(i))); err != nil {
+			if _, err := fleet.Parse("--driver", strings.ReplaceAll(want, "$(DRIVER_INDEX)", fmt.Sprint(i))); err != nil {
 				t.Errorf("%s index %d: %v", job, i, err)
 			}
 		}
@@ -153,10 +153,10 @@ func TestManifests(t *testing.T) {
 			t.Errorf("run: %s must come from the taobench-schedule ConfigMap: %+v", v, e)
 		}
 	}
-	if err := driver.CheckRunID("run-id", sched.Data["run-id"]); err != nil {
+	if err := fleet.CheckRunID("run-id", sched.Data["run-id"]); err != nil {
 		t.Error(err)
 	}
-	if _, rel, err := driver.ParseStart("start-at", sched.Data["start-at"], metav1.Now().Time); err != nil || rel {
+	if _, rel, err := fleet.ParseStart("start-at", sched.Data["start-at"], metav1.Now().Time); err != nil || rel {
 		t.Errorf("start-at %q: want an RFC 3339 instant (%v)", sched.Data["start-at"], err)
 	}
 	out := arg(runC, "--out")

@@ -1,11 +1,11 @@
-// Package driver splits one run across N driver processes (docs/distributed.md):
+// Package fleet splits one run across N driver processes (docs/distributed.md):
 // which of the run's clients a driver runs, its share of the target rate,
 // the run id all drivers share, and the shared start that lines their
 // experiments up.
 //
 // Drivers count from 0, as a Kubernetes Indexed Job's completion index
 // does, so `--driver $(JOB_COMPLETION_INDEX)/N` needs no arithmetic.
-package driver
+package fleet
 
 import (
 	"fmt"
