@@ -7,7 +7,7 @@ import (
 
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
-	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/store"
 	_ "github.com/taobench/taobench/store/sqlstore" // sqlite:
 	"github.com/taobench/taobench/tao"
@@ -46,7 +46,7 @@ func TestOneWriterNoSpuriousFailures(t *testing.T) {
 			if err := db.Setup(ctx, false); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := load.Load(ctx, db, g, g.Meta(w), load.Options{}); err != nil {
+			if _, err := bulkload.Load(ctx, db, g, g.Meta(w), bulkload.Options{}); err != nil {
 				t.Fatal(err)
 			}
 			run, err := db.ReserveRun(ctx)

@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/tao"
@@ -117,7 +117,7 @@ func TestLoadProgress(t *testing.T) {
 	if m := gather(t, l); len(m) != 0 {
 		t.Errorf("before the load: %d series, want none", len(m))
 	}
-	l.Observe(load.Progress{Nodes: 25, TotalNodes: 100, Rows: 70, Objects: 25, Edges: 45, Elapsed: 2 * time.Second})
+	l.Observe(bulkload.Progress{Nodes: 25, TotalNodes: 100, Rows: 70, Objects: 25, Edges: 45, Elapsed: 2 * time.Second})
 	m := gather(t, l)
 	for k, v := range map[string]float64{
 		"taobench_load_rows_total{table=objects}": 25,
@@ -140,7 +140,7 @@ func TestServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Load.Observe(load.Progress{Nodes: 1, TotalNodes: 2, Objects: 1})
+	s.Load.Observe(bulkload.Progress{Nodes: 1, TotalNodes: 2, Objects: 1})
 	resp, err := http.Get("http://" + s.Addr() + "/metrics")
 	if err != nil {
 		t.Fatal(err)

@@ -5,14 +5,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/bulkload"
 )
 
 // Load is a prometheus.Collector of a graph load's progress, fed the
 // load's progress reports (about one a second).
 type Load struct {
 	mu      sync.Mutex
-	last    load.Progress
+	last    bulkload.Progress
 	started bool
 }
 
@@ -20,7 +20,7 @@ type Load struct {
 func NewLoad() *Load { return &Load{} }
 
 // Observe keeps the latest progress report.
-func (l *Load) Observe(p load.Progress) {
+func (l *Load) Observe(p bulkload.Progress) {
 	l.mu.Lock()
 	l.last, l.started = p, true
 	l.mu.Unlock()

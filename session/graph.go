@@ -7,7 +7,7 @@ import (
 
 	"github.com/taobench/taobench/fleet"
 	"github.com/taobench/taobench/graph"
-	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -49,10 +49,10 @@ func (s *Session) Graph(ctx context.Context, spec GraphSpec) (*graph.Graph, *wor
 	if err := db.Setup(ctx, false); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", n, err) // Setup's errors name the URL
 	}
-	g, loaded, err := load.Loaded(ctx, db)
+	g, loaded, err := bulkload.Loaded(ctx, db)
 	graphOf := w
 	switch {
-	case errors.Is(err, load.ErrNoGraph):
+	case errors.Is(err, bulkload.ErrNoGraph):
 		if d := s.opts.Split.Driver; d.Many() {
 			return nil, nil, badInput("%s: --driver %s: %s holds no graph, and drivers do not load one (each would load all of it): load it first, once (taobench load) or in parts (taobench load --driver I/N), then start the drivers", n, d, s.url)
 		}
@@ -94,7 +94,7 @@ func (s *Session) LoadGraph(ctx context.Context, g *graph.Graph, w *workload.Wor
 	} else {
 		s.sink.Note(fmt.Sprintf("loading %d nodes (about %d edges) of workload %s's graph with %d loader(s)", g.Nodes(), g.Edges(), w.Name, threads))
 	}
-	res, err := load.Load(ctx, db, g, g.Meta(w), load.Options{Threads: threads, Report: s.sink.LoadProgress, Version: s.opts.Version, Part: d.Index, Parts: d.N()})
+	res, err := bulkload.Load(ctx, db, g, g.Meta(w), bulkload.Options{Threads: threads, Report: s.sink.LoadProgress, Version: s.opts.Version, Part: d.Index, Parts: d.N()})
 	s.sink.LoadEnded()
 	if err != nil {
 		return interrupted(ctx, err)
@@ -165,7 +165,7 @@ func (s *Session) Load(ctx context.Context, spec LoadSpec) error {
 		}
 	}
 	if spec.Part.Many() {
-		if err := load.CheckParts(meta, spec.Part.N()); err != nil {
+		if err := bulkload.CheckParts(meta, spec.Part.N()); err != nil {
 			return badInput("%s: %s: %v", n, s.url, err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"github.com/taobench/taobench/buildinfo"
 
-	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
@@ -42,7 +42,7 @@ type Sink interface {
 	Note(msg string)
 	// LoadProgress reports a graph load as it goes; LoadEnded follows the
 	// last report.
-	LoadProgress(p load.Progress)
+	LoadProgress(p bulkload.Progress)
 	LoadEnded()
 	// ExperimentStarted opens experiment k (from 0) of n; label names it
 	// (a step of a ladder) or is "".
@@ -59,7 +59,7 @@ var Discard Sink = discard{}
 type discard struct{}
 
 func (discard) Note(string)                                        {}
-func (discard) LoadProgress(load.Progress)                         {}
+func (discard) LoadProgress(bulkload.Progress)                         {}
 func (discard) LoadEnded()                                         {}
 func (discard) ExperimentStarted(int, int, string, run.Experiment) {}
 func (discard) ExperimentEnded([]*result.Experiment, bool) error   { return nil }

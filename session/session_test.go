@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/fleet"
-	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
@@ -30,7 +30,7 @@ type recorder struct {
 }
 
 func (r *recorder) Note(m string)              { r.notes = append(r.notes, m) }
-func (r *recorder) LoadProgress(load.Progress) { r.loads++ }
+func (r *recorder) LoadProgress(bulkload.Progress) { r.loads++ }
 func (r *recorder) LoadEnded()                 { r.ended++ }
 func (r *recorder) ExperimentStarted(k, n int, label string, x run.Experiment) {
 	r.started = append(r.started, label)

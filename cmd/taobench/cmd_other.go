@@ -11,7 +11,7 @@ import (
 
 	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/graph"
-	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/report"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
@@ -199,7 +199,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 	}
 	if len(vs) == 0 {
 		fmt.Fprintf(e.stdout, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; unique types have at most one edge per (id1, type))\n",
-			s.Name(), load.Describe(meta))
+			s.Name(), bulkload.Describe(meta))
 		return nil
 	}
 	half := false

@@ -9,7 +9,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 )
@@ -32,7 +32,7 @@ func newProgress(w io.Writer) *progress {
 	return p
 }
 
-func (p *progress) report(pr load.Progress) {
+func (p *progress) report(pr bulkload.Progress) {
 	frac := 0.0
 	if pr.TotalNodes > 0 {
 		frac = float64(pr.Nodes) / float64(pr.TotalNodes)
@@ -79,7 +79,7 @@ type cliSink struct {
 
 func (c *cliSink) Note(msg string) { fmt.Fprintln(c.e.stderr, msg) }
 
-func (c *cliSink) LoadProgress(p load.Progress) {
+func (c *cliSink) LoadProgress(p bulkload.Progress) {
 	if c.bar == nil {
 		c.bar = newProgress(c.e.stderr)
 	}

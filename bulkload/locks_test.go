@@ -1,4 +1,4 @@
-package load_test
+package bulkload_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/taobench/taobench/internal/testenv"
-	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/store"
 )
 
@@ -101,7 +101,7 @@ func TestLoadPostgresLocks(t *testing.T) {
 		}
 		ac.Close(ctx)
 		start := time.Now()
-		res, err := load.Load(ctx, &vacuumAtEnd{Database: db, t: t, raw: raw}, g, meta(g), load.Options{Threads: 2})
+		res, err := bulkload.Load(ctx, &vacuumAtEnd{Database: db, t: t, raw: raw}, g, meta(g), bulkload.Options{Threads: 2})
 		if err != nil {
 			t.Fatalf("load %d of 5: %v", i+1, err)
 		}
@@ -178,7 +178,7 @@ func TestLoadMySQLLocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := testGraph(t, "o", 5000)
-	if _, err := load.Load(ctx, &mdlAtEnd{Database: db, t: t, admin: admin, name: name, hold: 3 * time.Second}, g, meta(g), load.Options{Threads: 2}); err != nil {
+	if _, err := bulkload.Load(ctx, &mdlAtEnd{Database: db, t: t, admin: admin, name: name, hold: 3 * time.Second}, g, meta(g), bulkload.Options{Threads: 2}); err != nil {
 		t.Fatal(err)
 	}
 	vs, err := db.Check(ctx)

@@ -1,6 +1,6 @@
-// Package load writes a computed graph into a database with parallel
+// Package bulkload writes a computed graph into a database with parallel
 // loaders, reporting progress as it goes.
-package load
+package bulkload
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package load_test
+package bulkload_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/graph"
-	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/store"
 	_ "github.com/taobench/taobench/store/sqlstore" // sqlite: and the "sqlite" database/sql driver
 	"github.com/taobench/taobench/tao"
@@ -130,7 +130,7 @@ func TestLoadSQLite(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "g.db")
 			db := openSQLite(t, path)
 			// Small batches: many Load calls per thread, and a partial last one.
-			res, err := load.Load(ctx, db, g, meta(g), load.Options{Threads: threads, BatchRows: 97})
+			res, err := bulkload.Load(ctx, db, g, meta(g), bulkload.Options{Threads: threads, BatchRows: 97})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,7 +198,7 @@ func TestLoadCancelled(t *testing.T) {
 	t.Run("before", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		if _, err := load.Load(ctx, db, g, meta(g), load.Options{Threads: 2}); !errors.Is(err, context.Canceled) {
+		if _, err := bulkload.Load(ctx, db, g, meta(g), bulkload.Options{Threads: 2}); !errors.Is(err, context.Canceled) {
 			t.Errorf("a load with a cancelled context gave %v; want context.Canceled", err)
 		}
 	})
@@ -206,7 +206,7 @@ func TestLoadCancelled(t *testing.T) {
 	t.Run("during", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		res, err := load.Load(ctx, &cancelDB{Database: db, cancel: cancel}, g, meta(g), load.Options{Threads: 2, BatchRows: 50})
+		res, err := bulkload.Load(ctx, &cancelDB{Database: db, cancel: cancel}, g, meta(g), bulkload.Options{Threads: 2, BatchRows: 50})
 		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "load interrupted after") {
 			t.Fatalf("a load cancelled after its first batch gave %v (result %+v); want it interrupted, by context.Canceled", err, res)
 		}
@@ -224,7 +224,7 @@ func TestLoadCancelled(t *testing.T) {
 	if m[graph.MetaState] != graph.StateLoading {
 		t.Fatalf("an interrupted load recorded state %q; want %q", m[graph.MetaState], graph.StateLoading)
 	}
-	if _, _, err := load.Loaded(ctx, db); err == nil || !strings.Contains(err.Error(), "interrupted load") {
+	if _, _, err := bulkload.Loaded(ctx, db); err == nil || !strings.Contains(err.Error(), "interrupted load") {
 		t.Fatalf("a run would take the interrupted load: %v", err)
 	}
 
@@ -232,7 +232,7 @@ func TestLoadCancelled(t *testing.T) {
 	if err := db.Setup(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := load.Load(ctx, db, g, meta(g), load.Options{Threads: 2}); err != nil {
+	if _, err := bulkload.Load(ctx, db, g, meta(g), bulkload.Options{Threads: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if objs, edges, _ := tables(t, path); objs != wantObjs || edges != wantEdges {
@@ -241,7 +241,7 @@ func TestLoadCancelled(t *testing.T) {
 	if vs, err := db.Check(ctx); err != nil || len(vs) != 0 {
 		t.Errorf("check after the reload: %v %+v", err, vs)
 	}
-	if _, _, err := load.Loaded(ctx, db); err != nil {
+	if _, _, err := bulkload.Loaded(ctx, db); err != nil {
 		t.Errorf("the resumed load is not taken as complete: %v", err)
 	}
 	if m, err := db.Meta(ctx); err != nil || g.CheckMeta(m) != nil {
@@ -368,7 +368,7 @@ func TestLoadSplit(t *testing.T) {
 	for _, threads := range []int{0, 1, 2, 7, int(g.Nodes()) + 5} {
 		t.Run(fmt.Sprintf("%d threads", threads), func(t *testing.T) {
 			d := newMemDB()
-			res, err := load.Load(context.Background(), d, g, meta(g), load.Options{Threads: threads, BatchRows: 13})
+			res, err := bulkload.Load(context.Background(), d, g, meta(g), bulkload.Options{Threads: threads, BatchRows: 13})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -421,7 +421,7 @@ func TestLoadErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := newMemDB()
 			c.set(d)
-			_, err := load.Load(context.Background(), d, g, meta(g), load.Options{Threads: 3})
+			_, err := bulkload.Load(context.Background(), d, g, meta(g), bulkload.Options{Threads: 3})
 			if !errors.Is(err, boom) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v; want %q wrapping %q", err, c.want, boom)
 			}
@@ -472,7 +472,7 @@ func TestLoadProgress(t *testing.T) {
 	reported := make(chan struct{})
 	var once sync.Once
 	var (
-		reports  []load.Progress
+		reports  []bulkload.Progress
 		inReport atomic.Int32
 		overlap  atomic.Bool
 	)
@@ -481,9 +481,9 @@ func TestLoadProgress(t *testing.T) {
 	base := time.Unix(1_700_000_000, 0)
 	now := func() time.Time { return base.Add(time.Duration(ticks.Add(1)) * time.Second) }
 
-	opt := load.Options{
+	opt := bulkload.Options{
 		Threads: 2, BatchRows: 50, Every: time.Millisecond, Now: now,
-		Report: func(p load.Progress) {
+		Report: func(p bulkload.Progress) {
 			if inReport.Add(1) != 1 {
 				overlap.Store(true)
 			}
@@ -492,7 +492,7 @@ func TestLoadProgress(t *testing.T) {
 			once.Do(func() { close(reported) })
 		},
 	}
-	res, err := load.Load(context.Background(), &gateDB{memDB: newMemDB(), reported: reported}, g, meta(g), opt)
+	res, err := bulkload.Load(context.Background(), &gateDB{memDB: newMemDB(), reported: reported}, g, meta(g), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package load_test
+package bulkload_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/taobench/taobench/graph"
-	"github.com/taobench/taobench/load"
+	"github.com/taobench/taobench/bulkload"
 )
 
 // TestLoadParts: three parts loaded out of order write every node once,
@@ -20,7 +20,7 @@ func TestLoadParts(t *testing.T) {
 	ctx := context.Background()
 	var rows int64
 	for step, part := range []int{2, 0, 1} {
-		res, err := load.Load(ctx, d, g, meta(g), load.Options{Threads: 2, BatchRows: 17, Part: part, Parts: 3})
+		res, err := bulkload.Load(ctx, d, g, meta(g), bulkload.Options{Threads: 2, BatchRows: 17, Part: part, Parts: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,11 +33,11 @@ func TestLoadParts(t *testing.T) {
 			t.Errorf("part %d/3: missing %q", part, res.Missing)
 		}
 		if !last {
-			_, _, err := load.Loaded(ctx, d)
+			_, _, err := bulkload.Loaded(ctx, d)
 			if err == nil || !strings.Contains(err.Error(), "loaded in 3 parts, and part(s) "+res.Missing+" are not loaded yet") {
 				t.Errorf("Loaded with parts %s missing: %v", res.Missing, err)
 			}
-			if _, err := load.Load(ctx, d, g, meta(g), load.Options{Part: 0, Parts: 2}); err == nil || !strings.Contains(err.Error(), "split into 3 parts, not 2") {
+			if _, err := bulkload.Load(ctx, d, g, meta(g), bulkload.Options{Part: 0, Parts: 2}); err == nil || !strings.Contains(err.Error(), "split into 3 parts, not 2") {
 				t.Errorf("a loader of 2 parts joining 3: %v", err)
 			}
 		}
@@ -56,7 +56,7 @@ func TestLoadParts(t *testing.T) {
 	if d.meta[graph.MetaState] != graph.StateComplete {
 		t.Errorf("state %q after every part", d.meta[graph.MetaState])
 	}
-	if _, _, err := load.Loaded(ctx, d); err != nil {
+	if _, _, err := bulkload.Loaded(ctx, d); err != nil {
 		t.Errorf("Loaded after every part: %v", err)
 	}
 }
