@@ -8,7 +8,7 @@ import (
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
-	"github.com/taobench/taobench/validate"
+	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -82,10 +82,10 @@ func chi(figure string, obs []int64, weights []float64, note string) result.Fide
 	for _, x := range obs {
 		n += x
 	}
-	c2, df, p, _ := validate.ChiSquare(obs, weights)
-	r := result.FidelityRow{Figure: figure, Target: validate.Alpha, Observed: p, N: n, P: p,
+	c2, df, p, _ := gencheck.ChiSquare(obs, weights)
+	r := result.FidelityRow{Figure: figure, Target: gencheck.Alpha, Observed: p, N: n, P: p,
 		Note: fmt.Sprintf("%s: chi2 %.1f, df %d", note, c2, df)}
-	r.Verdict = verdict(n, df >= 1 && p >= validate.Alpha)
+	r.Verdict = verdict(n, df >= 1 && p >= gencheck.Alpha)
 	if df < 1 {
 		r.Verdict = result.Skipped
 	}

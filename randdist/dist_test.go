@@ -5,14 +5,14 @@ import (
 	"testing"
 
 	"github.com/taobench/taobench/randdist"
-	"github.com/taobench/taobench/validate"
+	"github.com/taobench/taobench/gencheck"
 )
 
 // checkFit fails t unless counts fit weights by chi-square. The seeds are
 // fixed, so a pass is reproducible, not luck.
 func checkFit(t *testing.T, name string, counts []int64, weights []float64) {
 	t.Helper()
-	chi2, df, p, _ := validate.ChiSquare(counts, weights)
+	chi2, df, p, _ := gencheck.ChiSquare(counts, weights)
 	if df < 1 || !(p >= 1e-4) {
 		t.Errorf("%s: chi2 %.1f df %d p %.3g: counts %v do not fit weights %v", name, chi2, df, p, counts, weights)
 	}
@@ -102,7 +102,7 @@ func TestAliasMatchesWeights(t *testing.T) {
 	// The same counts must not fit other weights: the check can fail.
 	swapped := append([]float64(nil), weights...)
 	swapped[2], swapped[3] = swapped[3], swapped[2]
-	if _, _, p, _ := validate.ChiSquare(counts, swapped); p >= 1e-4 {
+	if _, _, p, _ := gencheck.ChiSquare(counts, swapped); p >= 1e-4 {
 		t.Errorf("counts fit swapped weights too (p %.3g)", p)
 	}
 }

@@ -24,7 +24,7 @@ import (
 
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/tao"
-	"github.com/taobench/taobench/validate"
+	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -776,7 +776,7 @@ func TestCLIValidate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []string
-	for _, row := range validate.Run(w, g, 100, defaultSeed) {
+	for _, row := range gencheck.Run(w, g, 100, defaultSeed) {
 		want = append(want, row.Name)
 	}
 	var names []string

@@ -17,7 +17,7 @@ import (
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/store"
-	"github.com/taobench/taobench/validate"
+	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -117,7 +117,7 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return badInputErr(err)
 	}
-	rows := validate.Run(w, g, *requests, rs.seed)
+	rows := gencheck.Run(w, g, *requests, rs.seed)
 	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "distribution\tcategories\tobserved\tchi-square\tdf\tp-value\tresult\t")
 	failed := 0
@@ -133,7 +133,7 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%d\t%.4f\t%s\t\n", r.Name, r.Categories, r.N, r.ChiSquare, r.DF, r.P, verdict)
 	}
 	tw.Flush()
-	fmt.Fprintf(e.stdout, "%d requests of workload %s; a distribution passes when p >= %g\n", *requests, w.Name, validate.Alpha)
+	fmt.Fprintf(e.stdout, "%d requests of workload %s; a distribution passes when p >= %g\n", *requests, w.Name, gencheck.Alpha)
 	if failed > 0 {
 		return fmt.Errorf("validate: %d distribution(s) differ from the workload's weights", failed)
 	}
@@ -159,7 +159,7 @@ func validateDB(ctx context.Context, e *env, dbURL string, gr graphSpec, cfg run
 		return err
 	}
 	fmt.Fprintf(e.stdout, "workload %s on workload %s's graph, %d requests in %.0f s; a share passes within max(%.2f, 4 standard errors) of its target, a mean within %.0f%%, a distribution when p >= %g\n",
-		cfg.Workload.Name, v.GraphOf, v.Result.Summary.Requests(), v.Result.Measured.Seconds(), fidelity.ShareTolerance, 100*fidelity.MeanTolerance, validate.Alpha)
+		cfg.Workload.Name, v.GraphOf, v.Result.Summary.Requests(), v.Result.Measured.Seconds(), fidelity.ShareTolerance, 100*fidelity.MeanTolerance, gencheck.Alpha)
 	if failed := fidelity.Failed(v.Rows); len(failed) > 0 {
 		return fmt.Errorf("validate: %d figure(s) differ from their targets on %s", len(failed), s.Name())
 	}

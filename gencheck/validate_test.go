@@ -1,4 +1,4 @@
-package validate_test
+package gencheck_test
 
 import (
 	"math"
@@ -9,27 +9,27 @@ import (
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/graph/graphtest"
 	"github.com/taobench/taobench/internal/testenv"
-	"github.com/taobench/taobench/validate"
+	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/workload"
 )
 
 func TestChiSquareKnownValues(t *testing.T) {
-	chi2, df, p, cats := validate.ChiSquare([]int64{10, 20, 30}, []float64{1, 1, 1})
+	chi2, df, p, cats := gencheck.ChiSquare([]int64{10, 20, 30}, []float64{1, 1, 1})
 	if chi2 != 10 || df != 2 || cats != 3 || math.Abs(p-math.Exp(-5)) > 1e-12 {
 		t.Errorf("got chi2 %v df %d p %v cats %d; want 10, 2, e^-5, 3", chi2, df, p, cats)
 	}
 	// Expected 1, 1, 2 (below 5) pool into one bin of 4, still below 5, so
 	// it absorbs the smallest other bin (expected 16): 2 bins remain.
-	_, df, _, cats = validate.ChiSquare([]int64{1, 1, 2, 16, 80}, []float64{1, 1, 2, 16, 80})
+	_, df, _, cats = gencheck.ChiSquare([]int64{1, 1, 2, 16, 80}, []float64{1, 1, 2, 16, 80})
 	if cats != 2 || df != 1 {
 		t.Errorf("pooling gave %d bins, df %d; want 2, 1", cats, df)
 	}
 	// A count where the weight is zero cannot happen.
-	if chi2, _, p, _ := validate.ChiSquare([]int64{5, 5, 1}, []float64{1, 1, 0}); !math.IsInf(chi2, 1) || p != 0 {
+	if chi2, _, p, _ := gencheck.ChiSquare([]int64{5, 5, 1}, []float64{1, 1, 0}); !math.IsInf(chi2, 1) || p != 0 {
 		t.Errorf("count on a zero weight: chi2 %v p %v", chi2, p)
 	}
 	// One bin: nothing to test.
-	if _, df, p, _ := validate.ChiSquare([]int64{7, 0}, []float64{1, 0}); df != 0 || !math.IsNaN(p) {
+	if _, df, p, _ := gencheck.ChiSquare([]int64{7, 0}, []float64{1, 0}); df != 0 || !math.IsNaN(p) {
 		t.Errorf("one bin: df %d p %v", df, p)
 	}
 }
@@ -49,7 +49,7 @@ var mustTest = []string{"operations", "read_operation_types", "write_operation_t
 
 func TestGeneratorPasses(t *testing.T) {
 	w := graphtest.WorkloadO()
-	rows := validate.Run(w, newGraph(t, w), 300_000, 1)
+	rows := gencheck.Run(w, newGraph(t, w), 300_000, 1)
 	if len(rows) < 15 {
 		t.Fatalf("%d rows", len(rows))
 	}
@@ -73,12 +73,12 @@ func TestDetectsWrongWeights(t *testing.T) {
 	w.ReadKinds.Weights[0], w.ReadKinds.Weights[1] = 600, 354
 	w.ReadTiers.Weights = []float64{20, 79, 1}
 	w.RemoteShards.Weights[0] /= 2
-	c, err := validate.Observe(w, newGraph(t, w), 100_000, 1)
+	c, err := gencheck.Observe(w, newGraph(t, w), 100_000, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tampered := []string{"primary_shards", "read_operation_types", "read_tiers", "remote_shards"}
-	for _, r := range validate.Compare(orig, c) {
+	for _, r := range gencheck.Compare(orig, c) {
 		if slices.Contains(tampered, r.Name) {
 			if r.Pass || r.Skipped {
 				t.Errorf("%s passed against tampered weights: chi2 %.2f p %.3g", r.Name, r.ChiSquare, r.P)
@@ -91,7 +91,7 @@ func TestDetectsWrongWeights(t *testing.T) {
 
 func TestFewObservationsAreSkipped(t *testing.T) {
 	w := graphtest.WorkloadO()
-	for _, r := range validate.Run(w, newGraph(t, w), 20, 1) {
+	for _, r := range gencheck.Run(w, newGraph(t, w), 20, 1) {
 		if r.Name == "write_txn_sizes" && !r.Skipped {
 			t.Errorf("write_txn_sizes from 20 requests: %+v, want skipped", r)
 		}
@@ -107,7 +107,7 @@ func TestWriteHeavyUnderSkew(t *testing.T) {
 	w := graphtest.WorkloadO()
 	w.Requests.Weights = []float64{10, 10, 10, 70}
 	w.KeySkew.Theta = 1.2
-	for _, r := range validate.Run(w, newGraph(t, w), 100_000, 2) {
+	for _, r := range gencheck.Run(w, newGraph(t, w), 100_000, 2) {
 		if !r.Pass && !r.Skipped {
 			t.Errorf("%s fails: chi2 %.2f df %d p %.3g", r.Name, r.ChiSquare, r.DF, r.P)
 		}
@@ -142,7 +142,7 @@ func TestEveryWorkloadPasses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, r := range validate.Run(w, g, 1_000_000, 1) {
+			for _, r := range gencheck.Run(w, g, 1_000_000, 1) {
 				if !r.Pass && !r.Skipped {
 					t.Errorf("%s fails: chi2 %.2f df %d p %.3g (%s)", r.Name, r.ChiSquare, r.DF, r.P, r.Note)
 				}
