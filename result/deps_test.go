@@ -8,7 +8,7 @@ import (
 	// Linked so that go test's cache reruns this test when what they
 	// import changes (it cannot see what go list reads).
 	_ "github.com/taobench/taobench/htmlreport"
-	_ "github.com/taobench/taobench/report"
+	_ "github.com/taobench/taobench/textreport"
 )
 
 const module = "github.com/taobench/taobench/"

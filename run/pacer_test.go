@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/metrics"
-	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/textreport"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/store/null"
 	"github.com/taobench/taobench/tao"
@@ -176,7 +176,7 @@ func TestOpenLoopTooFewClients(t *testing.T) {
 		t.Errorf("latency p50 %.0f µs, service p50 %.0f µs, overtime %d of %d: want the queueing in the latency (at least %.0f µs at the median)", lat.P50, svc.P50, rep.Overtime, ops, queued)
 	}
 	var b strings.Builder
-	if err := report.WriteText(&b, rep); err != nil {
+	if err := textreport.WriteText(&b, rep); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "target rate not reached") {

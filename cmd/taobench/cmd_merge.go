@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/taobench/taobench/fidelity"
-	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/textreport"
 	"github.com/taobench/taobench/result"
 )
 
@@ -31,7 +31,7 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 	if len(files) == 0 {
 		return badInput("merge: no results files; give two or more, e.g. taobench merge a.json b.json -o all.json")
 	}
-	reporters, err := report.ParseFormats("merge: --format", *format)
+	reporters, err := textreport.ParseFormats("merge: --format", *format)
 	if err != nil {
 		return badInputErr(err)
 	}
@@ -66,7 +66,7 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 	if err := outF.write(m.Run, m.Experiments, true); err != nil {
 		return err
 	}
-	if err := logF.writeWith(func(w io.Writer) error { return report.WriteHDRLog(w, m.Experiments) }, true); err != nil {
+	if err := logF.writeWith(func(w io.Writer) error { return textreport.WriteHDRLog(w, m.Experiments) }, true); err != nil {
 		return err
 	}
 	if *out != "" {

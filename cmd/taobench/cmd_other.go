@@ -12,7 +12,7 @@ import (
 	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/bulkload"
-	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/textreport"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
@@ -155,7 +155,7 @@ func validateDB(ctx context.Context, e *env, dbURL string, gr graphSpec, cfg run
 	if err := out.write(v.Info, []*result.Experiment{v.Result}, true); err != nil {
 		return err
 	}
-	if err := report.WriteFidelity(e.stdout, v.Rows); err != nil {
+	if err := textreport.WriteFidelity(e.stdout, v.Rows); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "workload %s on workload %s's graph, %d requests in %.0f s; a share passes within max(%.2f, 4 standard errors) of its target, a mean within %.0f%%, a distribution when p >= %g\n",

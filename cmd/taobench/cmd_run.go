@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/taobench/taobench/report"
+	"github.com/taobench/taobench/textreport"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
@@ -105,7 +105,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	}
 	e.sizeProcs(rs.procs, maxThreads)
 
-	reporters, err := report.ParseFormats("run: --format", *format)
+	reporters, err := textreport.ParseFormats("run: --format", *format)
 	if err != nil {
 		return badInputErr(err)
 	}
@@ -154,7 +154,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		if err := outF.write(info, done, final); err != nil {
 			return err
 		}
-		return logF.writeMeasured(func(w io.Writer) error { return report.WriteHDRLog(w, done) }, done, final)
+		return logF.writeMeasured(func(w io.Writer) error { return textreport.WriteHDRLog(w, done) }, done, final)
 	}
 	s, err := openSession(ctx, e, "run", *dbURL, maxThreads, split, sink)
 	if err != nil {
@@ -223,7 +223,7 @@ func rateNote(rate float64, a run.Arrival) string {
 // writeReports writes the experiment just ended (the last of done) in the
 // streamed formats and, when the run is over, the whole run in the document
 // formats, to w.
-func writeReports(w io.Writer, reporters []report.Reporter, info *result.Run, done []*result.Experiment, final bool) error {
+func writeReports(w io.Writer, reporters []textreport.Reporter, info *result.Run, done []*result.Experiment, final bool) error {
 	for _, r := range reporters {
 		switch {
 		case r.Experiment != nil && len(done) > 0:

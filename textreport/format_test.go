@@ -1,4 +1,4 @@
-package report
+package textreport
 
 import (
 	"strings"

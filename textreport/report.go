@@ -1,9 +1,9 @@
-// Package report writes the results of experiments as text: a summary that
+// Package textreport writes the results of experiments as text: a summary that
 // begins with the original TAOBench lines, so existing scripts keep working,
 // the fidelity table, and HDR histogram logs; the JSON document is result's
 // (result.WriteJSON), and --format chooses among both (Reporters).
 // docs/results.md defines every line and key.
-package report
+package textreport
 
 import (
 	"fmt"
