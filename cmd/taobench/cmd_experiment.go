@@ -299,11 +299,11 @@ func writeExperimentJSON(e *env, out *outFile, name string, info *result.Run, do
 	if err != nil {
 		return fmt.Errorf("--out %s: %w", out.given, err)
 	}
-	if err := out.writeWith(func(w io.Writer) error { _, err := w.Write(js); return err }, true); err != nil {
+	if err := out.writeMeasured(func(w io.Writer) error { _, err := w.Write(js); return err }, done, true); err != nil {
 		return err
 	}
 	if out.stream() == nil {
-		fmt.Fprintf(e.stderr, "results written to %s\n", out.given)
+		fmt.Fprintln(e.stderr, out.written(false))
 	}
 	return nil
 }
