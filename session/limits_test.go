@@ -1,0 +1,77 @@
+package session
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/tao"
+)
+
+// experimentOf records one request a second for 10 s, except the seconds
+// in gap (nothing begins, one request hangs across them) and lost (errors).
+func experimentOf(gap, lost map[int]bool) *result.Experiment {
+	r := metrics.NewRecorder()
+	for s := range 10 {
+		at := time.Duration(s)*time.Second + 100*time.Millisecond
+		switch {
+		case gap[s] && !gap[s-1]:
+			n := 0
+			for gap[s+n] {
+				n++
+			}
+			r.Record(&metrics.Sample{Class: tao.Read, Outcome: tao.OK, At: at, Latency: time.Duration(n) * time.Second})
+		case gap[s]:
+		case lost[s]:
+			r.Record(&metrics.Sample{Class: tao.Read, Outcome: tao.Error, At: at, Latency: time.Millisecond})
+		default:
+			for range 200 {
+				r.Record(&metrics.Sample{Class: tao.Read, Outcome: tao.OK, At: at, Latency: time.Millisecond})
+			}
+		}
+	}
+	return &result.Experiment{Summary: r.Snapshot(), Measured: 10 * time.Second}
+}
+
+func TestLimits(t *testing.T) {
+	l := Limits{MaxLostPct: 1, MaxStall: time.Second}
+	healthy := experimentOf(nil, nil)
+	if err := l.Check([]*result.Experiment{healthy}); err != nil {
+		t.Errorf("a healthy experiment: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		x    *result.Experiment
+		want string
+	}{
+		{"a 3 s outage", experimentOf(map[int]bool{3: true, 4: true, 5: true}, nil), "no service for 3 s in a row"},
+		{"2 s of errors", experimentOf(nil, map[int]bool{6: true, 7: true}), "no service for 2 s in a row"},
+		{"no request", &result.Experiment{Summary: metrics.NewSummary(), Measured: 10 * time.Second}, "measured no request"},
+	} {
+		err := l.Check([]*result.Experiment{healthy, c.x})
+		if err == nil || !strings.Contains(err.Error(), "experiment 2") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want a LimitError naming experiment 2 and %q", c.name, err, c.want)
+		}
+		if _, ok := err.(*LimitError); !ok {
+			t.Errorf("%s: %T, want *LimitError", c.name, err)
+		}
+	}
+	// One second without service is inside the default limit; --max-stall
+	// 5s accepts the 3 s outage.
+	if err := l.Check([]*result.Experiment{experimentOf(map[int]bool{3: true}, nil)}); err != nil {
+		t.Errorf("a 1 s gap with --max-stall 1s: %v", err)
+	}
+	if err := (Limits{MaxLostPct: 1, MaxStall: 5 * time.Second}).Check([]*result.Experiment{experimentOf(map[int]bool{3: true, 4: true, 5: true}, nil)}); err != nil {
+		t.Errorf("a 3 s gap with --max-stall 5s: %v", err)
+	}
+	// Errors in 1 of 10 seconds: 1 of 1801 requests lost, under 1%; at 0% it fails.
+	x := experimentOf(nil, map[int]bool{2: true})
+	if err := l.Check([]*result.Experiment{x}); err != nil {
+		t.Errorf("0.06%% lost: %v", err)
+	}
+	if err := (Limits{MaxLostPct: 0, MaxStall: time.Second}).Check([]*result.Experiment{x}); err == nil || !strings.Contains(err.Error(), "lost 0.06% of its requests") {
+		t.Errorf("0.06%% lost at --max-error-rate 0: %v", err)
+	}
+}
