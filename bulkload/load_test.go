@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/bulkload"
+	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/store"
 	_ "github.com/taobench/taobench/store/sqlstore" // sqlite: and the "sqlite" database/sql driver
 	"github.com/taobench/taobench/tao"

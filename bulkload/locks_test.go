@@ -9,8 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/taobench/taobench/internal/testenv"
 	"github.com/taobench/taobench/bulkload"
+	"github.com/taobench/taobench/internal/testenv"
 	"github.com/taobench/taobench/store"
 )
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/bulkload"
+	"github.com/taobench/taobench/graph"
 )
 
 // TestLoadParts: three parts loaded out of order write every node once,

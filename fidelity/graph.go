@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
-	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/workload"
 )
 

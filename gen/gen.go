@@ -13,8 +13,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )

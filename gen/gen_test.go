@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/taobench/taobench/gen"
+	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/graph/graphtest"
 	"github.com/taobench/taobench/tao"
-	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/workload"
 )
 

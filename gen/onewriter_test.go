@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
-	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/store"
 	_ "github.com/taobench/taobench/store/sqlstore" // sqlite:
 	"github.com/taobench/taobench/tao"

@@ -3,8 +3,8 @@ package gen
 import (
 	"math"
 
-	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )

@@ -6,10 +6,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/graph/graphtest"
 	"github.com/taobench/taobench/internal/testenv"
-	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/workload"
 )
 

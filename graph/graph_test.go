@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/graph/graphtest"
 	"github.com/taobench/taobench/tao"
-	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/workload"
 )
 

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
-	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/gencheck"
+	"github.com/taobench/taobench/randdist"
 )
 
 // checkFit fails t unless counts fit weights by chi-square. The seeds are

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/internal/clock"
+	"github.com/taobench/taobench/randdist"
 )
 
 // Open loop. An experiment with a target rate has one schedule of intended

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/metrics"
-	"github.com/taobench/taobench/textreport"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/store/null"
 	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/textreport"
 )
 
 // TestPacerExponential: the Poisson pacer's inter-arrival times follow the

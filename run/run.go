@@ -26,12 +26,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/internal/clock"
 	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/resources"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/fleet"
 	"github.com/taobench/taobench/graph"
-	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/workload"
 )
 

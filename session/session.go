@@ -59,7 +59,7 @@ var Discard Sink = discard{}
 type discard struct{}
 
 func (discard) Note(string)                                        {}
-func (discard) LoadProgress(bulkload.Progress)                         {}
+func (discard) LoadProgress(bulkload.Progress)                     {}
 func (discard) LoadEnded()                                         {}
 func (discard) ExperimentStarted(int, int, string, run.Experiment) {}
 func (discard) ExperimentEnded([]*result.Experiment, bool) error   { return nil }

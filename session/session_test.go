@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taobench/taobench/fleet"
 	"github.com/taobench/taobench/bulkload"
+	"github.com/taobench/taobench/fleet"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
@@ -29,9 +29,9 @@ type recorder struct {
 	stopAt  int // ExperimentEnded fails at this many results (0: never)
 }
 
-func (r *recorder) Note(m string)              { r.notes = append(r.notes, m) }
+func (r *recorder) Note(m string)                  { r.notes = append(r.notes, m) }
 func (r *recorder) LoadProgress(bulkload.Progress) { r.loads++ }
-func (r *recorder) LoadEnded()                 { r.ended++ }
+func (r *recorder) LoadEnded()                     { r.ended++ }
 func (r *recorder) ExperimentStarted(k, n int, label string, x run.Experiment) {
 	r.started = append(r.started, label)
 }

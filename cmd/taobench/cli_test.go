@@ -22,9 +22,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/tao"
-	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/workload"
 )
 

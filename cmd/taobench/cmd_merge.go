@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/taobench/taobench/fidelity"
-	"github.com/taobench/taobench/textreport"
 	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/textreport"
 )
 
 // cmdMerge merges the JSON results of runs of the same schedule, workload

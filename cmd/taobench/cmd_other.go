@@ -9,15 +9,15 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/taobench/taobench/fidelity"
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/bulkload"
-	"github.com/taobench/taobench/textreport"
+	"github.com/taobench/taobench/fidelity"
+	"github.com/taobench/taobench/gencheck"
+	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/store"
-	"github.com/taobench/taobench/gencheck"
+	"github.com/taobench/taobench/textreport"
 	"github.com/taobench/taobench/workload"
 )
 

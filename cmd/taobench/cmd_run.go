@@ -12,11 +12,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/taobench/taobench/textreport"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/textreport"
 	"github.com/taobench/taobench/workload"
 )
 

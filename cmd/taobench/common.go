@@ -217,7 +217,7 @@ func openDatabaseOpts(ctx context.Context, raw string, opts store.Options) (stor
 // openSession opens the database of a command, printing what the store
 // says about how it opened; close it with closeSession.
 func openSession(ctx context.Context, e *env, name, dbURL string, clients int, split session.Split, sink session.Sink) (*session.Session, error) {
-	s, err := session.Open(ctx, dbURL, session.Options{Name: name, Clients: clients, Split: split, Sink: sink, })
+	s, err := session.Open(ctx, dbURL, session.Options{Name: name, Clients: clients, Split: split, Sink: sink})
 	if err != nil {
 		return nil, err
 	}
