@@ -25,7 +25,7 @@ func ReadFile(name string) (*Doc, error) {
 	}
 	doc, err := ReadJSON(bytes.NewReader(data))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v; %s", name, err, hint)
+		return nil, fmt.Errorf("%s: %v; give a JSON file that taobench run, sweep, rate or merge wrote with --out", name, err)
 	}
 	return doc, nil
 }

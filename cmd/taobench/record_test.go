@@ -137,14 +137,27 @@ func TestCLIInterruptedLoad(t *testing.T) {
 }
 
 // TestCLICheckNoGraph: check and info of a database with no graph say so
-// in one line, exit 2.
+// in one line, exit 2; of a path where there is no database, they say so
+// and create nothing (issue 17).
 func TestCLICheckNoGraph(t *testing.T) {
 	cliHome(t)
-	db := "sqlite:" + filepath.Join(t.TempDir(), "empty.db")
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil { // an empty file is an empty SQLite database
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "sub", "missing.db")
 	for _, cmd := range []string{"check", "info"} {
-		r := cliRun(t, cmd, "--db", db)
+		r := cliRun(t, cmd, "--db", "sqlite:"+empty)
 		if errs := cliErrorLines(r.stderr); r.code != 2 || len(errs) != 1 || !strings.Contains(errs[0], "holds no taobench graph") {
 			t.Errorf("%s of an empty database: want exit 2 and one line\n%v", cmd, r)
+		}
+		r = cliRun(t, cmd, "--db", "sqlite:"+missing)
+		if errs := cliErrorLines(r.stderr); r.code != 2 || len(errs) != 1 || !strings.Contains(errs[0], "does not exist") || !strings.Contains(errs[0], "taobench load") {
+			t.Errorf("%s of a missing database: want exit 2 and one line naming the fix\n%v", cmd, r)
+		}
+		if _, err := os.Stat(filepath.Dir(missing)); !os.IsNotExist(err) {
+			t.Errorf("%s of a missing database created %s (%v)", cmd, filepath.Dir(missing), err)
 		}
 	}
 }
