@@ -8,7 +8,7 @@ import (
 	"github.com/taobench/taobench/workload"
 )
 
-// injector draws a request's injected latency (docs/target-target-load.md): an extra
+// injector draws a request's injected latency (docs/target-load.md): an extra
 // client-side delay by class, emulating a cross-region round trip. Reads
 // and read transactions draw from read_operation_latency, single writes
 // from write_operation_latency, write transactions from write_txn_latency.

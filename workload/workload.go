@@ -121,7 +121,7 @@ type Workload struct {
 	// content the client created earlier in the run.
 	NewContentShare float64
 
-	// Injected latency (docs/target-target-load.md): an extra client-side delay per
+	// Injected latency (docs/target-load.md): an extra client-side delay per
 	// request, drawn by class when a run injects latency (--inject-latency),
 	// emulating cross-region round trips (TAOBench §5.1). Read requests
 	// and read transactions draw from ReadLatency, single writes from

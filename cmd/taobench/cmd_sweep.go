@@ -36,7 +36,7 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 		seedHelp:    "request seed (default: a new one, printed); each probe draws its own stream from it"})
 	f.ol.register(fs, false, "")
 	f.outs.register(fs, "write the results as JSON to this file, every probe an experiment")
-	fs.BoolVar(&f.inject, "inject-latency", false, "inject the workload's *_latency delays before each request (docs/target-target-load.md)")
+	fs.BoolVar(&f.inject, "inject-latency", false, "inject the workload's *_latency delays before each request (docs/target-load.md)")
 }
 
 // prober is a session's Prober with the command's output: --out written

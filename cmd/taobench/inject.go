@@ -13,7 +13,7 @@ import (
 func noteInjection(e *env, w *workload.Workload) error {
 	fields := session.LatencyFields(w)
 	if len(fields) == 0 {
-		return badInput("run: --inject-latency: workload %s gives none of read_operation_latency, write_operation_latency, write_txn_latency; add them (docs/target-target-load.md) or drop the flag", w.Name)
+		return badInput("run: --inject-latency: workload %s gives none of read_operation_latency, write_operation_latency, write_txn_latency; add them (docs/target-load.md) or drop the flag", w.Name)
 	}
 	msg := fmt.Sprintf("injecting client-side latency from workload %s's %s (read transactions use read_operation_latency)", w.Name, strings.Join(fields, ", "))
 	if w.LatencyBuckets {

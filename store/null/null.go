@@ -3,7 +3,7 @@
 // ceiling of the generator, the runner and the metrics.
 //
 // Options on the URL emulate a database's latency without one, to calibrate
-// the driver (docs/target-target-load.md):
+// the driver (docs/target-load.md):
 //
 //	null?delay=2ms               every request takes 2 ms
 //	null?delay=exp:1ms           exponential service times of mean 1 ms
