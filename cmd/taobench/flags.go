@@ -101,7 +101,7 @@ func (s *runSpec) register(fs *flag.FlagSet, d runDefaults) {
 func (s *runSpec) check(cmd string, fs *flag.FlagSet, threads bool) error {
 	switch {
 	case threads && (s.threads < 1 || s.threads > run.MaxClients):
-		return badInput("%s: --threads %d: give 1 to %d: the ids a run creates hold 12 bits of client number (more clients: split the run with --driver I/N)", cmd, s.threads, run.MaxClients)
+		return badInput("%s: --threads %d: give 1 to %d: the ids a run creates hold 12 bits of client number", cmd, s.threads, run.MaxClients)
 	case threads && s.duration < run.MinDuration:
 		return badInput("%s: --duration %v: give at least %v (a shorter window measures next to nothing)", cmd, s.duration, run.MinDuration)
 	case s.warmup < 0:
