@@ -13,6 +13,9 @@ import (
 
 const module = "github.com/taobench/taobench/"
 
+// internal/termsafe, which textreport escapes untrusted text with, is a leaf
+// of the standard library.
+
 // TestDataFlowsOneWay keeps results plain data: reading, merging and
 // reporting them must not link the generator, the graph, the workload
 // parser or the store layer (issue 16). Each package below may depend,
@@ -26,7 +29,7 @@ func TestDataFlowsOneWay(t *testing.T) {
 	leaves := []string{"result", "metrics", "tao"}
 	for pkg, allowed := range map[string][]string{
 		"result":     leaves,
-		"textreport": append([]string{"textreport"}, leaves...),
+		"textreport": append([]string{"textreport", "internal/termsafe"}, leaves...),
 		"htmlreport": append([]string{"htmlreport"}, leaves...),
 	} {
 		out, err := exec.Command(goCmd, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", module+pkg).CombinedOutput()

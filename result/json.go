@@ -59,9 +59,11 @@ type jsonExperiment struct {
 	LongestNoServiceS *int             `json:"longest_no_service_s"`
 	Outcomes          map[string]int64 `json:"outcomes"`
 	Contention        jsonContention   `json:"contention"`
-	Lost              jsonLost         `json:"lost"`
-	Fidelity          jsonFidelity     `json:"fidelity"`
-	Resources         jsonResources    `json:"resources"`
+	// ErrorCodes: outcome -> the database's code -> attempts (codes.go).
+	ErrorCodes map[string]map[string]int64 `json:"error_codes"`
+	Lost       jsonLost                    `json:"lost"`
+	Fidelity   jsonFidelity                `json:"fidelity"`
+	Resources  jsonResources               `json:"resources"`
 
 	// Exact data, from which merge rebuilds everything above.
 	Started    time.Time                     `json:"started"`
@@ -172,6 +174,7 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 		Overtime:    e.Overtime,
 		Outcomes:    map[string]int64{},
 		Contention:  jsonContention(s.Contention()),
+		ErrorCodes:  errorCodesJSON(e.ErrorCodes),
 		Lost:        jsonLost{Timeline: []jsonLostSecond{}},
 		Fidelity:    jsonFidelity{Rows: e.Fidelity, Counts: e.Counters},
 		Resources:   resourcesJSON(e.Resources, e.Procs()),

@@ -164,6 +164,8 @@ func add(m, e *Experiment) *Experiment {
 		c.Summary.Merge(e.Summary)
 		c.Counters = &Counters{}
 		c.Counters.Merge(e.Counters)
+		c.ErrorCodes = nil
+		c.ErrorCodes.Merge(e.ErrorCodes)
 		c.Fidelity = nil
 		return &c
 	}
@@ -192,5 +194,6 @@ func add(m, e *Experiment) *Experiment {
 	}
 	m.Summary.Merge(e.Summary)
 	m.Counters.Merge(e.Counters)
+	m.ErrorCodes.Merge(e.ErrorCodes)
 	return m
 }

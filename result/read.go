@@ -82,6 +82,10 @@ func experimentFromJSON(x *jsonExperiment) (*Experiment, error) {
 	if x.Overtime < 0 {
 		return nil, fmt.Errorf("overtime %d: negative", x.Overtime)
 	}
+	codes, err := errorCodesFromJSON(x.ErrorCodes)
+	if err != nil {
+		return nil, err
+	}
 	counts := x.Fidelity.Counts
 	if counts == nil {
 		counts = &Counters{}
@@ -101,6 +105,7 @@ func experimentFromJSON(x *jsonExperiment) (*Experiment, error) {
 		OpenLoop:     open,
 		Overtime:     x.Overtime,
 		Resources:    resourcesFromJSON(&x.Resources),
+		ErrorCodes:   codes,
 	}
 	if err := driverExperimentFromJSON(x.jsonDriverExperiment, e); err != nil {
 		return nil, err

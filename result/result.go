@@ -52,6 +52,9 @@ type Experiment struct {
 	// server counted over it (resources.go); nil in results read from
 	// files written before it existed.
 	Resources *Resources
+	// ErrorCodes counts the attempts that ended in a conflict, timeout or
+	// error by the code the database gave (codes.go).
+	ErrorCodes ErrorCodes
 }
 
 // OpenLoop is the target rate of an open-loop experiment and how much of

@@ -249,8 +249,10 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	}
 	sum.Merge(tl.Snapshot())
 	var fid result.Counters
+	var codes result.ErrorCodes
 	for _, c := range clients {
 		fid.Merge(&c.fid)
+		codes.Merge(c.codes)
 	}
 	// A late start shortens the measured window when it passed the warmup.
 	from := b.measure
@@ -291,6 +293,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		Summary:      sum,
 		Fidelity:     fidelity.Compare(cfg.Workload, plan.Targets(), &fid),
 		Counters:     &fid,
+		ErrorCodes:   codes,
 	}, nil
 }
 
@@ -341,21 +344,23 @@ type bounds struct {
 
 type client struct {
 	gen       *gen.Generator
-	rec       *metrics.Recorder // shared with other clients; see RecordBatch
-	batch     []metrics.Sample  // measured samples not yet handed to rec
-	flushed   time.Time         // when the batch was last handed to rec
-	rng       *rand.Rand        // jitter only
-	first     time.Time         // when the client issued its first request
-	begin     time.Time         // when the current request began (intended, in open loop)
-	actual    time.Time         // when the current request actually began
-	late      bool              // it began more than OvertimeTolerance late
-	sleeper   *clock.Sleeper    // open loop: waits for intended starts; injected delays
-	inject    *injector         // nil: no injected latency
-	errStreak int               // consecutive requests that ended in Error
-	fid       result.Counters   // what the database returned, for the fidelity rows
-	loss      *firstLoss        // shared; nil keeps no error
-	id        int               // the client's number, for live
-	live      Live              // nil: no live metrics
+	rec       *metrics.Recorder  // shared with other clients; see RecordBatch
+	batch     []metrics.Sample   // measured samples not yet handed to rec
+	flushed   time.Time          // when the batch was last handed to rec
+	rng       *rand.Rand         // jitter only
+	first     time.Time          // when the client issued its first request
+	begin     time.Time          // when the current request began (intended, in open loop)
+	actual    time.Time          // when the current request actually began
+	late      bool               // it began more than OvertimeTolerance late
+	sleeper   *clock.Sleeper     // open loop: waits for intended starts; injected delays
+	inject    *injector          // nil: no injected latency
+	errStreak int                // consecutive requests that ended in Error
+	fid       result.Counters    // what the database returned, for the fidelity rows
+	codes     result.ErrorCodes  // measured attempts by the database's code
+	attempts  []result.ErrorCode // the current request's counted attempts, until it is known measured
+	loss      *firstLoss         // shared; nil keeps no error
+	id        int                // the client's number, for live
+	live      Live               // nil: no live metrics
 	req       tao.Request
 	res       tao.Result
 	s         metrics.Sample
@@ -579,6 +584,9 @@ func (c *client) do(ctx, execCtx context.Context, cfg *Config) (cut, abandoned b
 			return false, true
 		}
 		s.Attempts++
+		if result.Counted(c.res.Outcome) {
+			c.attempts = append(c.attempts, result.ErrorCode{Outcome: c.res.Outcome, Code: c.res.Code})
+		}
 		switch c.res.Outcome {
 		case tao.ConflictObject:
 			s.ObjectConflicts++
@@ -622,6 +630,9 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		s.At = c.begin.Sub(b.measure)
 		c.record(s, end)
 		c.fid.Observe(&c.req, &c.res)
+		for _, k := range c.attempts {
+			c.codes.Add(k, 1)
+		}
 		if c.loss != nil && c.res.Err != nil && (s.Outcome == tao.Error || s.Outcome == tao.Timeout) {
 			c.loss.keep(s.Outcome, s.At, c.res.Err)
 		}
@@ -630,6 +641,7 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		s.At, s.Warmup = c.begin.Sub(b.measure), true
 		c.keep(s, end)
 	}
+	c.attempts = c.attempts[:0]
 	c.gen.Observe(&c.req, &c.res)
 	if cap(c.req.Ops) > keepOps {
 		c.req.Ops, c.res.Ops = nil, nil

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -63,6 +64,9 @@ func (s *scriptStore) Exec(ctx context.Context, _ *tao.Request, res *tao.Result)
 	res.Outcome = out
 	if out == tao.Timeout {
 		res.Err = ctx.Err()
+	}
+	if result.Counted(out) {
+		res.Code = "T" + out.String() // the database's code, as a real store sets it
 	}
 	exit := time.Now()
 	s.mu.Lock()
@@ -217,6 +221,9 @@ func testWarmupExcluded(t *testing.T, threads int, warmup time.Duration) bool {
 	if c := sum.Contention(); c != (metrics.Contention{}) {
 		t.Errorf("warmup conflicts in the contention figures: %+v", c)
 	}
+	if len(rep.ErrorCodes) != 0 {
+		t.Errorf("warmup conflicts counted by code: %v", rep.ErrorCodes)
+	}
 	if sum.Outcome(tao.OK) != sum.Requests() {
 		t.Errorf("%d ok of %d requests; the store answered ok to every call after the boundary", sum.Outcome(tao.OK), sum.Requests())
 	}
@@ -311,6 +318,11 @@ func TestRetriesExhausted(t *testing.T) {
 			if lost, _ := sum.Lost(); lost != 0 {
 				t.Errorf("%d requests counted lost; conflicts are failures, not errors or timeouts", lost)
 			}
+			// Every attempt's conflict keeps the database's code.
+			want := result.ErrorCodes{{Outcome: tao.ConflictObject, Code: "40P01"}: sum.Attempts()}
+			if !maps.Equal(rep.ErrorCodes, want) {
+				t.Errorf("error codes %v, want %v", rep.ErrorCodes, want)
+			}
 		})
 	}
 }
@@ -318,7 +330,7 @@ func TestRetriesExhausted(t *testing.T) {
 type conflictStore struct{}
 
 func (conflictStore) Exec(_ context.Context, _ *tao.Request, res *tao.Result) {
-	res.Outcome = tao.ConflictObject
+	res.Outcome, res.Code = tao.ConflictObject, "40P01"
 }
 func (conflictStore) Close() error { return nil }
 
@@ -351,6 +363,11 @@ func TestRetrySucceeds(t *testing.T) {
 	c := sum.Contention()
 	if c.ObjectLockConflictPct != 100 || c.AssociationLockConflictPct != 100 || c.OverallPct != 100 {
 		t.Errorf("contention %+v; every write met both conflicts", c)
+	}
+	// Retried attempts count by code too, each under its own outcome.
+	want := result.ErrorCodes{{Outcome: tao.ConflictObject, Code: "Tconflict_object"}: n, {Outcome: tao.ConflictAssociation, Code: "Tconflict_association"}: n}
+	if !maps.Equal(rep.ErrorCodes, want) {
+		t.Errorf("error codes %v, want %v", rep.ErrorCodes, want)
 	}
 }
 

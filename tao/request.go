@@ -105,13 +105,18 @@ type Result struct {
 	Ops     []OpResult
 	// Err is the underlying error of a Timeout or Error outcome, for logs.
 	Err error
+	// Code is the code the database gave a conflict, timeout or error
+	// (a SQLSTATE such as 40P01, a MySQL or TiDB error number such as
+	// 1213 or 9007, an SQLite result code name); "" when it gave none,
+	// as when the client's deadline or the connection ended the request.
+	Code string
 }
 
 // Reset readies r for a request of n operations without allocating when the
 // capacity suffices.
 func (r *Result) Reset(n int) {
 	r.Outcome = OK
-	r.Err = nil
+	r.Err, r.Code = nil, ""
 	if cap(r.Ops) < n {
 		r.Ops = make([]OpResult, n)
 	}

@@ -89,12 +89,19 @@ func TestMergeSplitEqualsWhole(t *testing.T) {
 	fb := result.Counters{PointReads: 7, PointHits: 5, RangeSizes: [result.SizeBuckets]int64{0, 4}}
 	fw := fa
 	fw.Merge(&fb)
-	whole := jsonOf(t, testRun(1), experimentOf(2, ss, &fw))
+	ca := result.ErrorCodes{{Outcome: tao.ConflictObject, Code: "40P01"}: 3, {Outcome: tao.Timeout}: 1}
+	cb := result.ErrorCodes{{Outcome: tao.ConflictObject, Code: "40P01"}: 2, {Outcome: tao.ConflictAssociation, Code: "55P03"}: 4}
+	ew := experimentOf(2, ss, &fw)
+	ew.ErrorCodes = result.ErrorCodes{{Outcome: tao.ConflictObject, Code: "40P01"}: 5, {Outcome: tao.Timeout}: 1,
+		{Outcome: tao.ConflictAssociation, Code: "55P03"}: 4}
+	whole := jsonOf(t, testRun(1), ew)
 
 	var runs []result.Named
 	for i, part := range [][]metrics.Sample{ss[:half], ss[half:]} {
 		f := []*result.Counters{&fa, &fb}[i]
-		doc, err := result.ReadJSON(bytes.NewReader(jsonOf(t, testRun(uint64(1+i)), experimentOf(1, part, f))))
+		e := experimentOf(1, part, f)
+		e.ErrorCodes = []result.ErrorCodes{ca, cb}[i]
+		doc, err := result.ReadJSON(bytes.NewReader(jsonOf(t, testRun(uint64(1+i)), e)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taobench/taobench/internal/termsafe"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
@@ -136,6 +137,18 @@ func WriteText(w io.Writer, e *result.Experiment) error {
 		"unique association exists %.3f%%, overall with unique %.3f%%; precondition failed %.3f%%\n",
 		c.ObjectLockConflictPct, c.AssociationLockConflictPct, c.OverallPct,
 		c.UniqueAssociationExistsPct, c.OverallWithUniquePct, c.PreconditionFailedPct)
+	if len(e.ErrorCodes) > 0 {
+		// Which conflict it was (a deadlock, a lock wait timeout, a
+		// serialization failure) is the database's code, not the outcome.
+		b.WriteString("attempts by the database's code:")
+		for i, k := range e.ErrorCodes.Sorted() {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			b.WriteString(" " + termsafe.Escape(k.String()))
+		}
+		b.WriteString("\n")
+	}
 
 	if len(e.Fidelity) > 0 {
 		b.WriteString("\n")

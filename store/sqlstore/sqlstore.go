@@ -372,6 +372,7 @@ func (db *DB) finish(ctx context.Context, res *tao.Result, out tao.Outcome, err 
 		res.Outcome = out
 		return
 	}
+	res.Code = errCode(err)
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		res.Outcome, res.Err = tao.Timeout, err
 		return
