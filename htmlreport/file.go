@@ -42,6 +42,9 @@ func resourceFields(r *result.Resources) []Field {
 	}
 	if s := r.Server; s != nil {
 		out = append(out, Field{"server", s.Engine})
+		if s.Product != "" {
+			out = append(out, Field{"server product", s.Product})
+		}
 		for _, k := range sortedKeys(s.After.SizeBytes) {
 			out = append(out, Field{"size of " + k + " (MiB), before → after",
 				num(float64(s.Before.SizeBytes[k])/(1<<20)) + " → " + num(float64(s.After.SizeBytes[k])/(1<<20))})

@@ -128,11 +128,11 @@ func (s *Sampler) server(ctx context.Context, hurried bool) *result.ServerUsage 
 		time.Sleep(s.before.Lag)
 	}
 	after, aErr := readServer(ctx, s.st, timeout)
-	su := &result.ServerUsage{Engine: after.Engine,
+	su := &result.ServerUsage{Engine: after.Engine, Product: after.Product,
 		Before: state(s.before), After: state(after),
 		Deltas: map[string]int64{}, TableDeltas: map[string]map[string]int64{}}
 	if su.Engine == "" {
-		su.Engine = s.before.Engine
+		su.Engine, su.Product = s.before.Engine, s.before.Product
 	}
 	switch {
 	case s.bErr != nil && aErr != nil:

@@ -32,7 +32,8 @@ type DriverSample struct {
 // ServerUsage is the database server's view: taobench's tables before and
 // after the experiment, and its counters' growth over it.
 type ServerUsage struct {
-	Engine        string // "postgres", "mysql" or "sqlite"
+	Engine        string // "postgres", "mysql" or "sqlite": the protocol
+	Product       string // the server that answered, such as "MariaDB 10.11.19 with Galera"
 	Before, After ServerState
 	// Deltas are the server's counters after the experiment less before.
 	Deltas map[string]int64

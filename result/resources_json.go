@@ -24,6 +24,7 @@ type jsonDriverSample struct {
 
 type jsonServer struct {
 	Engine      string                      `json:"engine"`
+	Product     string                      `json:"product"`
 	Before      jsonServerState             `json:"before"`
 	After       jsonServerState             `json:"after"`
 	Deltas      map[string]int64            `json:"deltas"`
@@ -58,7 +59,7 @@ func resourcesJSON(r *Resources, procs int) jsonResources {
 		x.Driver.Samples = append(x.Driver.Samples, jsonDriverSample{TS: s.At.Seconds(), CPUPct: s.CPUPct, RSSBytes: s.RSS})
 	}
 	if s := r.Server; s != nil {
-		x.Server = &jsonServer{Engine: s.Engine, Before: jsonServerState(s.Before), After: jsonServerState(s.After),
+		x.Server = &jsonServer{Engine: s.Engine, Product: s.Product, Before: jsonServerState(s.Before), After: jsonServerState(s.After),
 			Deltas: s.Deltas, TableDeltas: s.TableDeltas, Error: s.Error}
 		for _, st := range []*jsonServerState{&x.Server.Before, &x.Server.After} {
 			st.SizeBytes, st.Gauges = nonNil(st.SizeBytes), nonNil(st.Gauges)
@@ -94,7 +95,7 @@ func resourcesFromJSON(x *jsonResources) *Resources {
 		d.Samples = append(d.Samples, DriverSample{At: seconds(s.TS), CPUPct: s.CPUPct, RSS: s.RSSBytes})
 	}
 	if s := x.Server; s != nil {
-		r.Server = &ServerUsage{Engine: s.Engine, Before: ServerState(s.Before), After: ServerState(s.After),
+		r.Server = &ServerUsage{Engine: s.Engine, Product: s.Product, Before: ServerState(s.Before), After: ServerState(s.After),
 			Deltas: s.Deltas, TableDeltas: s.TableDeltas, Error: s.Error}
 	}
 	return r

@@ -9,7 +9,10 @@ import (
 // the size of taobench's tables and the server's own cumulative counters,
 // which a caller reads before and after some work and subtracts.
 type ServerStats struct {
-	Engine string // "postgres", "mysql" or "sqlite"
+	Engine string // "postgres", "mysql" or "sqlite": the protocol
+	// Product is the server that answered, such as "PostgreSQL 15.19",
+	// "MariaDB 10.11.19 with Galera", "TiDB v7.5.1", "CockroachDB v23.2.1".
+	Product string
 	// SizeBytes is the bytes each of taobench's tables takes, indexes
 	// included, by table name; SQLite gives its files instead ("file",
 	// "wal").

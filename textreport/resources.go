@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/taobench/taobench/internal/termsafe"
 	"github.com/taobench/taobench/result"
 )
 
@@ -24,7 +25,12 @@ func writeResources(b *strings.Builder, r *result.Resources) {
 	if s == nil {
 		return
 	}
-	fmt.Fprintf(b, "server (%s): size %s -> %s", s.Engine, mib(total(s.Before.SizeBytes)), mib(total(s.After.SizeBytes)))
+	name := s.Engine
+	if s.Product != "" {
+		name += ", " + s.Product
+	}
+	name = termsafe.Escape(name) // from a results file: any text
+	fmt.Fprintf(b, "server (%s): size %s -> %s", name, mib(total(s.Before.SizeBytes)), mib(total(s.After.SizeBytes)))
 	var keys []string
 	for k := range s.Deltas {
 		keys = append(keys, k)

@@ -42,7 +42,7 @@ func TestResourcesJSON(t *testing.T) {
 		t.Errorf("sample keys %q", got)
 	}
 	srv := r["server"].(map[string]any)
-	if got := keys(srv); got != "after before deltas engine error table_deltas tuples_per_request" {
+	if got := keys(srv); got != "after before deltas engine error product table_deltas tuples_per_request" {
 		t.Errorf("server keys %q", got)
 	}
 	if got := srv["tuples_per_request"]; got != 1.5 {

@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,5 +70,30 @@ func conflictCode(t *testing.T, db store.Database, want string) {
 	db.Exec(ctx, &tao.Request{Class: tao.Write, Ops: []tao.Op{upd(4)}}, &res)
 	if res.Outcome != tao.OK || res.Code != "" {
 		t.Errorf("a write after the hold: outcome %v, code %q; want ok and no code", res.Outcome, res.Code)
+	}
+}
+
+// TestServerProduct: the live servers name themselves in ServerStats, so
+// results say which database answered, not only which protocol.
+func TestServerProduct(t *testing.T) {
+	for _, c := range []struct {
+		name, prefix string
+		url          func(t *testing.T) string
+	}{
+		{"sqlite", "SQLite 3.", func(t *testing.T) string { return "sqlite:" + t.TempDir() + "/p.db" }},
+		{"postgres", "PostgreSQL ", func(t *testing.T) string { return testenv.FreshPostgres(t, testenv.PostgresURL(t)) }},
+		{"mysql", "MariaDB ", func(t *testing.T) string { return testenv.FreshMySQL(t, testenv.MySQLURL(t)) }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db := open(t, c.url(t))
+			defer db.Close()
+			if err := db.Setup(context.Background(), false); err != nil {
+				t.Fatal(err)
+			}
+			st, err := db.(store.StatsReader).ServerStats(context.Background())
+			if err != nil || !strings.HasPrefix(st.Product, c.prefix) || st.Engine != c.name {
+				t.Errorf("ServerStats: engine %q, product %q, %v; want %s, %s...", st.Engine, st.Product, err, c.name, c.prefix)
+			}
+		})
 	}
 }

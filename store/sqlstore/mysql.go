@@ -124,7 +124,8 @@ func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.C
 	// function unless tidb_enable_noop_functions is on); its plain
 	// transaction already reads one snapshot, at its start timestamp.
 	b.plainReadTx = b.tidb
-	return &DB{d: b.d, b: b, name: name, notes: notes}, nil
+	product := mysqlProduct(version, !b.tidb && galeraOn(pctx, pool))
+	return &DB{d: b.d, b: b, name: name, notes: notes, product: product}, nil
 }
 
 // isTiDB reports whether a MySQL-protocol server's VERSION() is TiDB's,

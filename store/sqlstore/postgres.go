@@ -70,7 +70,12 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 	}
 	b := &pgBackend{d: postgresDialect(), pool: pool}
 	b.autoQ = pgQ{d: b.d, r: pool}
-	return &DB{d: b.d, b: b, name: name, notes: notes}, nil
+	var version string
+	if err := pool.QueryRow(pctx, "SELECT version()").Scan(&version); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("%s: asking the server's version: %s", name, scrub(err.Error(), pw))
+	}
+	return &DB{d: b.d, b: b, name: name, notes: notes, product: pgProduct(version)}, nil
 }
 
 // pgBackend runs the store over a pgx pool. pgx prepares and caches every

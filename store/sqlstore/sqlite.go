@@ -98,7 +98,12 @@ func openSQLite(ctx context.Context, u *url.URL, raw string, opts store.Options)
 		}
 		return nil
 	}
-	return &DB{d: b.d, b: b, name: name}, nil
+	product := "SQLite"
+	var v string
+	if err := w.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&v); err == nil {
+		product += " " + v
+	}
+	return &DB{d: b.d, b: b, name: name, product: product}, nil
 }
 
 // sqliteURI returns path as an SQLite URI filename (https://sqlite.org/uri.html),

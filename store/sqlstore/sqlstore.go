@@ -105,7 +105,10 @@ type DB struct {
 	d    *dialect
 	b    backend
 	name string // the redacted URL, for messages
-	fast atomic.Bool
+	// product is the server that answers, such as "MariaDB 10.11.19 with
+	// Galera" (product.go); SQLite's is its library's version.
+	product string
+	fast    atomic.Bool
 	// notes are what the user should know about how the store opened,
 	// such as a pool smaller than the clients (pool.go).
 	notes []string
