@@ -8,6 +8,7 @@ import (
 	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/fleet"
 	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -47,7 +48,7 @@ func (s *Session) Graph(ctx context.Context, spec GraphSpec) (*graph.Graph, *wor
 		return g, w, nil
 	}
 	if err := db.Setup(ctx, false); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", n, err) // Setup's errors name the URL
+		return nil, nil, setupErr(n, err)
 	}
 	g, loaded, err := bulkload.Loaded(ctx, db)
 	graphOf := w
@@ -146,7 +147,7 @@ func (s *Session) Load(ctx context.Context, spec LoadSpec) error {
 		return err
 	}
 	if err := db.Setup(ctx, spec.Drop); err != nil {
-		return fmt.Errorf("%s: %w", n, err) // Setup's errors name the URL
+		return setupErr(n, err)
 	}
 	meta, err := db.Meta(ctx)
 	if err != nil {
@@ -170,4 +171,15 @@ func (s *Session) Load(ctx context.Context, spec LoadSpec) error {
 		}
 	}
 	return s.LoadGraph(ctx, g, spec.Workload, spec.Threads, spec.Part)
+}
+
+// setupErr is a failed Setup's error for the command named n (Setup's
+// errors name the URL). A read-only server is the wrong target, as an
+// unreachable one is: bad input, not a failed run.
+func setupErr(n string, err error) error {
+	err = fmt.Errorf("%s: %w", n, err)
+	if errors.Is(err, store.ErrReadOnly) {
+		return badInputErr(err)
+	}
+	return err
 }

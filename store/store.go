@@ -6,6 +6,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -22,6 +23,12 @@ type Store interface {
 	Exec(ctx context.Context, req *tao.Request, res *tao.Result)
 	Close() error
 }
+
+// ErrReadOnly is what a Database's error is (errors.Is) when the server
+// refused a write because it, or the session, is read-only: a standby, a
+// replica, default_transaction_read_only. It is the target that is wrong,
+// not the database that failed.
+var ErrReadOnly = errors.New("the server is read-only")
 
 // Database is a Store that keeps a graph: it has a schema, loads rows in
 // bulk, remembers which graph it holds and can check the graph's invariants.

@@ -16,7 +16,7 @@ import (
 const (
 	exitOK          = 0
 	exitFailed      = 1   // a failed run or check
-	exitBadInput    = 2   // flags, files, URLs, --out, an unreachable database
+	exitBadInput    = 2   // flags, files, URLs, --out, an unreachable or read-only database
 	exitLost        = 3   // a run measured an outage: too many lost requests, no service, no request
 	exitInterrupted = 130 // SIGINT (Ctrl-C): 128 + 2
 	exitTerminated  = 143 // SIGTERM: 128 + 15
@@ -26,7 +26,7 @@ const (
 const exitCodesHelp = `Exit status:
   0    done
   1    a run or check failed (e.g. check found violated invariants; rate: even the lowest rate missed the SLA)
-  2    bad input: a flag, file or URL, an unusable --out, an unreachable database
+  2    bad input: a flag, file or URL, an unusable --out, an unreachable or read-only database
   3    a run measured an outage: it lost more than --max-error-rate of its requests, went longer
        than --max-stall without an answer, or measured no request (results written if any)
   130  interrupted by Ctrl-C (SIGINT); 143 terminated by SIGTERM (results so far written)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/taobench/taobench/store"
 )
 
 // openTimeout bounds the first connection, so an unreachable host fails
@@ -141,6 +143,9 @@ type readOnlyErr struct {
 
 func (e *readOnlyErr) Error() string { return e.msg }
 func (e *readOnlyErr) Unwrap() error { return e.err }
+
+// Is makes a refused write store.ErrReadOnly to callers.
+func (e *readOnlyErr) Is(target error) bool { return target == store.ErrReadOnly }
 
 // pgReadOnlyReason says why a PostgreSQL server refuses writes, from
 // pg_is_in_recovery() and the session's default_transaction_read_only.

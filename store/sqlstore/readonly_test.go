@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -25,6 +26,9 @@ func checkReadOnly(t *testing.T, raw, password, reason string) {
 	}
 	msg := err.Error()
 	t.Log(msg)
+	if !errors.Is(err, store.ErrReadOnly) {
+		t.Error("the error is not store.ErrReadOnly: callers cannot tell a read-only server from a failure")
+	}
 	name := store.Redact(raw)
 	if n := strings.Count(msg, name); n != 1 {
 		t.Errorf("the URL %s appears %d times, want once", name, n)
