@@ -1,0 +1,100 @@
+package testenv
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// Galera starts a 3-node MariaDB Galera cluster of the test's own on
+// loopback with bench/cluster/galera, stops it when the test ends, and
+// returns one URL per node. It skips (fails under TAOBENCH_REQUIRE=1)
+// where Debian's mariadb-server and galera-4 are not installed.
+func Galera(t testing.TB) []string {
+	t.Helper()
+	for _, f := range []string{"/usr/sbin/mariadbd", "/usr/lib/galera/libgalera_smm.so"} {
+		if _, err := os.Stat(f); err != nil {
+			skipOrFail(t, "%s is missing (apt-get install mariadb-server galera-4): no Galera cluster", f)
+		}
+	}
+	// SQL, group communication, state and incremental transfer ports.
+	return cluster(t, "galera", []int{0, 100, 200, 300})
+}
+
+// PostgresStandbys starts a PostgreSQL primary and two streaming standbys
+// of the test's own on loopback with bench/cluster/postgres, stops them
+// when the test ends, and returns their URLs, the primary's first.
+func PostgresStandbys(t testing.TB) []string {
+	t.Helper()
+	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_basebackup"); len(m) == 0 {
+		skipOrFail(t, "PostgreSQL's server programs are missing (apt-get install postgresql): no standbys")
+	}
+	return cluster(t, "postgres", []int{0})
+}
+
+// cluster runs bench/cluster/NAME start in a directory of the test's own
+// on a free base port (each offset in offsets, +0..2, free), stops it when
+// the test ends, and returns the 3 URLs it printed.
+func cluster(t testing.TB, name string, offsets []int) []string {
+	t.Helper()
+	_, here, _, _ := runtime.Caller(0)
+	script := filepath.Join(filepath.Dir(here), "..", "..", "bench", "cluster", name)
+	// The servers run as their own system user, who must reach the directory.
+	dir, err := os.MkdirTemp("", "taobench-"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := filepath.Join(dir, "c")
+	var out, errOut bytes.Buffer
+	cmd := exec.Command(script, "start", data, fmt.Sprint(freeBase(t, offsets)))
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	t.Cleanup(func() {
+		if err := exec.Command(script, "stop", data).Run(); err != nil {
+			t.Errorf("%s stop: %v", script, err)
+		}
+		os.RemoveAll(dir)
+	})
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s start: %v\n%s", script, err, errOut.String())
+	}
+	urls := strings.Fields(out.String())
+	if len(urls) != 3 {
+		t.Fatalf("%s start printed %q, want 3 URLs", script, out.String())
+	}
+	return urls
+}
+
+// freeBase returns a port p such that p+off, p+off+1 and p+off+2 are free
+// on loopback for every off in offsets.
+func freeBase(t testing.TB, offsets []int) int {
+	t.Helper()
+	for range 50 {
+		base := 20000 + rand.IntN(9000)
+		free := true
+		for _, off := range offsets {
+			for i := range 3 {
+				l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+off+i))
+				if err != nil {
+					free = false
+					break
+				}
+				l.Close()
+			}
+		}
+		if free {
+			return base
+		}
+	}
+	t.Fatal("no free ports on loopback")
+	return 0
+}
