@@ -310,6 +310,9 @@ func (db *DB) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
 	if p, ok := db.b.(readPipeliner); ok && readOnly && p.readTxn(ctx, db, req, res) {
 		return
 	}
+	if p, ok := db.b.(writePipeliner); ok && !readOnly && p.writeTxn(ctx, db, req, res) {
+		return
+	}
 	tx, err := db.b.begin(ctx, readOnly)
 	if err != nil {
 		db.finish(ctx, res, tao.OK, err, req.Ops[0].Kind.IsEdge())
