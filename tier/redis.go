@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -75,6 +76,10 @@ func openRedis(ctx context.Context, raw string, clients int) (*taoTier, error) {
 	if !q.Has("pool_size") {
 		opts.PoolSize = max(opts.PoolSize, clients+4)
 	}
+	// go-redis logs failed dials to standard error on its own; the tier
+	// counts them as the tao tier's errors, and a log line mid-run would
+	// break the text report. Its logger is the library's, set once.
+	quietRedis.Do(func() { redis.SetLogger(silent{}) })
 	t.c = redis.NewClient(opts)
 	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
@@ -159,3 +164,9 @@ func (t *taoTier) bound(ctx context.Context) string {
 	}
 	return "maxmemory " + cfg["maxmemory"] + " bytes, policy " + cfg["maxmemory-policy"]
 }
+
+var quietRedis sync.Once
+
+type silent struct{}
+
+func (silent) Printf(context.Context, string, ...any) {}

@@ -10,6 +10,7 @@
 package tier
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -35,6 +36,21 @@ type Options struct {
 	Clients int
 	// LogKeys bounds the commit log; 0: DefaultLogKeys.
 	LogKeys int
+	// Trace, when set, sees every read a tier answered (tests check the
+	// staleness classification with it); it must be safe for concurrent use.
+	Trace func(Read)
+}
+
+// Read is one answered read, as Options.Trace sees it.
+type Read struct {
+	Op     tao.Op
+	Result tao.OpResult
+	Served tao.Tier
+	// Basis is when the database read behind the answer returned; Begin
+	// when this read began. Stale and Age are the classification.
+	Basis, Begin time.Time
+	Stale        bool
+	Age          time.Duration
 }
 
 // DefaultLogKeys is how many keys the commit log remembers at most (about
@@ -52,6 +68,7 @@ type Store struct {
 	csc   *csc     // nil: no client_cache tier
 	tao   *taoTier // nil: no tao tier
 	log   *commitLog
+	trace func(Read)
 	notes []string
 
 	// exp is the experiment being measured (BeginExperiment); nil before.
@@ -69,10 +86,10 @@ type experiment struct {
 // Open puts the tiers of opts in front of db. It connects to Redis and
 // checks it answers; errors never show the URL's password.
 func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
-	s := &Store{db: db, log: newCommitLog(max(opts.LogKeys, 0))}
-	if opts.LogKeys == 0 {
-		s.log = newCommitLog(DefaultLogKeys)
+	if opts.LogKeys < 0 {
+		return nil, fmt.Errorf("commit log: %d keys; give a positive bound, or 0 for the default", opts.LogKeys)
 	}
+	s := &Store{db: db, log: newCommitLog(cmp.Or(opts.LogKeys, DefaultLogKeys)), trace: opts.Trace}
 	if opts.ClientCacheTTL < 0 || opts.ClientCacheSize < 0 {
 		return nil, fmt.Errorf("client cache: TTL %v and size %d; give a positive TTL and size (entries), or neither", opts.ClientCacheTTL, opts.ClientCacheSize)
 	}
@@ -261,6 +278,10 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 		var age int64
 		tr.stale, age = s.log.stale(logKey(op), e.basis, begin.UnixNano())
 		tr.age = time.Duration(age)
+		if s.trace != nil {
+			s.trace(Read{Op: *op, Result: res.Ops[0], Served: tr.served, Basis: time.Unix(0, e.basis), Begin: begin,
+				Stale: tr.stale, Age: tr.age})
+		}
 	}
 	x.record(&tr, begin, time.Since(begin))
 }
