@@ -371,6 +371,9 @@ func TestClientCacheStaleReadsVerified(t *testing.T) {
 				r.Op.ID1, r.Begin, r.Basis, rec.writes[r.Op.ID1])
 		}
 	}
+	if max := c.Age.Stats().Max; max > 2100*1000 {
+		t.Errorf("a stale read's age is %.0f µs; a 2 s client cache cannot serve an answer older than its TTL", max)
+	}
 	if int64(stale) < c.Stale {
 		t.Errorf("the trace saw %d stale reads, the result counts %d in the measured window", stale, c.Stale)
 	}
