@@ -76,6 +76,8 @@ type jsonExperiment struct {
 	Timeline           []metrics.SecondData          `json:"timeline"`
 
 	jsonDriverExperiment // shared_start, late_s, ...: driver_json.go
+
+	jsonConsistencyExperiment // consistency: consistency.go
 }
 
 // jsonFidelity is the run's own evidence that the database saw the
@@ -188,6 +190,9 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 		Timeline:           data.Timeline,
 
 		jsonDriverExperiment: driverExperimentJSON(e),
+	}
+	if x.jsonConsistencyExperiment, err = consistencyJSON(e.Consistency); err != nil {
+		return jsonExperiment{}, err
 	}
 	if n, longest, known := e.NoService(); known {
 		x.NoServiceS, x.LongestNoServiceS = &n, &longest

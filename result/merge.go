@@ -167,6 +167,7 @@ func add(m, e *Experiment) *Experiment {
 		c.ErrorCodes = nil
 		c.ErrorCodes.Merge(e.ErrorCodes)
 		c.Fidelity = nil
+		c.Consistency = mergeConsistency(nil, e.Consistency)
 		return &c
 	}
 	firstReq := m.Started.Add(m.FirstRequest)
@@ -195,5 +196,6 @@ func add(m, e *Experiment) *Experiment {
 	m.Summary.Merge(e.Summary)
 	m.Counters.Merge(e.Counters)
 	m.ErrorCodes.Merge(e.ErrorCodes)
+	m.Consistency = mergeConsistency(m.Consistency, e.Consistency)
 	return m
 }

@@ -110,5 +110,8 @@ func experimentFromJSON(x *jsonExperiment) (*Experiment, error) {
 	if err := driverExperimentFromJSON(x.jsonDriverExperiment, e); err != nil {
 		return nil, err
 	}
+	if err := consistencyFromJSON(x.jsonConsistencyExperiment, e); err != nil {
+		return nil, err
+	}
 	return e, nil
 }

@@ -55,6 +55,9 @@ type Experiment struct {
 	// ErrorCodes counts the attempts that ended in a conflict, timeout or
 	// error by the code the database gave (codes.go).
 	ErrorCodes ErrorCodes
+	// Consistency is what the read tiers served and how much was stale
+	// (consistency.go); nil for a run without tiers.
+	Consistency *Consistency
 }
 
 // OpenLoop is the target rate of an open-loop experiment and how much of

@@ -193,6 +193,10 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		b.sched = newSchedule(NewPacer(cfg.Arrival, e.Rate, driverPacerSeed(cfg.Seed, cfg.FirstClient)), start, b)
 		b.sched.lateBy = late // a late process does not catch up on arrivals it missed
 	}
+	tiers, _ := cfg.Store.(Tiered)
+	if tiers != nil {
+		tiers.BeginExperiment(cfg.Graph.Seed(), cfg.Run, b.measure, b.end)
+	}
 	if cfg.Live != nil {
 		cfg.Live.Begin(LiveExperiment{Threads: e.Threads, Rate: e.Rate, Start: start, Measure: b.measure, End: b.end,
 			InFlight: func() int { return inFlight(clients) }})
@@ -273,7 +277,12 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		open.Rate, open.Arrival = e.Rate, cfg.Arrival.String()
 		open.Scheduled, open.NotIssued = b.sched.finish(finished)
 	}
+	var consistency *result.Consistency
+	if tiers != nil {
+		consistency = tiers.EndExperiment()
+	}
 	return &result.Experiment{
+		Consistency: consistency,
 		// Requests that timed out may mean a hung server, and Ctrl-C
 		// wants out: the server's statistics must not hold the run.
 		Resources:    sampler.Stop(ctx, ctx.Err() != nil || abandoned > 0 || sum.Outcome(tao.Timeout) > 0),

@@ -38,6 +38,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		ol   openLoopSpec
 		outs outSpec
 		dist distFlags
+		ts   tierSpec
 		proc = runDefaults{threads: 8, warmup: 2 * time.Second, duration: 10 * time.Second, drain: 10 * time.Second, procs: true,
 			threadsHelp: "concurrent clients; with --rate, the most requests in flight at once (too few: requests queue, and the report says the rate was not reached)",
 			seedHelp:    "request seed (default: a new one each run, printed); the graph's seed is the database's"}
@@ -48,6 +49,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	ol.register(fs, true, "target rate in requests per second across all clients (open loop; latency counts from each request's intended start); 0: closed loop")
 	outs.register(fs, "write the results as JSON to this file (rewritten after each experiment; a device such as /dev/stdout gets one document at the end)")
 	dist.register(fs)
+	ts.register(fs)
 	inject := fs.Bool("inject-latency", false, "before each request, sleep a client-side delay drawn from the workload's read_operation_latency, write_operation_latency or write_txn_latency (emulated cross-region round trips; included in latency, reported as injected_us)")
 	expFile := fs.String("experiments", "", "file of experiments, one threads,warmup,duration[,rate] per line (overrides --threads/--warmup/--duration; --rate applies to lines without a rate)")
 	format := fs.String("format", "text", "formats written to standard output, comma-separated: text (per experiment, as it ends), json (one document when the run ends), e.g. text,json")
@@ -60,6 +62,9 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := errors.Join(gr.check("run", fs), rs.check("run", fs, *expFile == ""), ol.check("run", fs, *expFile != "")); err != nil {
+		return err
+	}
+	if _, err := ts.options(1); err != nil {
 		return err
 	}
 	dbURL, wlName, seed, out, arrival := &db.url, &gr.workload, &rs.seed, &outs.path, ol.arrival
@@ -173,7 +178,14 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if d := split.Describe(allExps, exps, firsts); d != "" {
 		fmt.Fprintln(e.stderr, d)
 	}
+	ts.applied(info)
+	front, closeTiers, err := ts.open(ctx, e, s.Store(), maxThreads)
+	if err != nil {
+		return err
+	}
+	defer closeTiers()
 	cfg := run.Config{
+		Store:         front,
 		Workload:      w,
 		Graph:         g,
 		Seed:          *seed,

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/taobench/taobench/internal/testenv"
+)
+
+// run with both tiers on the machine's Redis: the results carry the
+// consistency figures per tier, read_tiers counts as applied, and the
+// Redis URL's password appears nowhere.
+func TestCLIRunWithTiers(t *testing.T) {
+	base := testenv.RedisURL(t)
+	prefix := testenv.UniqueName()
+	t.Cleanup(func() {
+		opts, _ := redis.ParseURL(base)
+		c := redis.NewClient(opts)
+		defer c.Close()
+		ctx := context.Background()
+		keys, _ := c.Keys(ctx, prefix+":*").Result()
+		if len(keys) > 0 {
+			c.Del(ctx, keys...)
+		}
+	})
+	const pw = "s3cretTierPw"
+	cacheURL := strings.Replace(base, "redis://", "redis://:"+pw+"@", 1) + "?prefix=" + prefix
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	r := cliMust(t, "run", "--db", "sqlite:"+filepath.Join(dir, "t.db"), "--edges", "2000", "--workload", "o",
+		"--threads", "4", "--warmup", "1", "--duration", "2", "--cache", cacheURL, "--client-cache-ttl", "1s", "--out", out)
+	file, _ := os.ReadFile(out)
+	for where, text := range map[string]string{"stdout": r.stdout, "stderr": r.stderr, "results file": string(file)} {
+		if strings.Contains(text, pw) {
+			t.Errorf("the Redis password appears in %s", where)
+		}
+	}
+	if !strings.Contains(r.stdout, "read tiers (") {
+		t.Errorf("the text report has no read tiers:\n%s", r.stdout)
+	}
+	doc := cliReadJSON(t, out)
+	for _, f := range doc.Run["not_applied"].([]any) {
+		if f == "read_tiers" {
+			t.Errorf("not_applied %v lists read_tiers, which the tiers applied", doc.Run["not_applied"])
+		}
+	}
+	c := cliObj(t, "consistency", doc.Experiments[0]["consistency"])
+	tiers := cliObj(t, "consistency.tiers", c["tiers"])
+	var served float64
+	for _, name := range []string{"client_cache", "tao", "db"} {
+		x := cliObj(t, name, tiers[name])
+		cliKeys(t, name, x, []string{"drawn", "lookups", "hits", "hit_ratio", "errors", "served", "stale", "stale_share",
+			"latency_us", "stale_age_us", "latency_histogram", "stale_age_histogram"})
+		served += cliNum(t, x, "served")
+		if name != "db" && cliNum(t, x, "hits") == 0 {
+			t.Errorf("tier %s served nothing from its cache", name)
+		}
+	}
+	if served == 0 {
+		t.Errorf("no read served by any tier")
+	}
+}
+
+func TestCLITierFlagsRefused(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "t.db")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--client-cache-size", "10"}, "without --client-cache-ttl"},
+		{[]string{"--client-cache-ttl", "-1s"}, "--client-cache-ttl"},
+		{[]string{"--cache", "http://x"}, "not a Redis URL"},
+		{[]string{"--cache", "redis://:hunter2pw@127.0.0.1:1/0"}, "Redis does not answer"},
+		{[]string{"--cache", "redis://127.0.0.1:6379/0?prefix=a*b"}, "prefix"},
+	} {
+		r := cliRun(t, append([]string{"run", "--db", db, "--edges", "1000", "--duration", "1", "--warmup", "0"}, c.args...)...)
+		if r.code != exitBadInput || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stdout+r.stderr, "hunter2pw") {
+			t.Errorf("want exit 2 saying %q, no password:\n%s", c.want, r)
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package result
+
+import (
+	"fmt"
+
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/tao"
+)
+
+// Consistency is what the read tiers (package tier, docs/tiers.md) served
+// over an experiment's measured window and how much of it was stale. It is
+// nil for a run without tiers.
+type Consistency struct {
+	// Tiers is indexed by tao.Tier: client_cache, tao, db.
+	Tiers [tao.NumTiers]TierStats
+}
+
+// TierStats are one tier's reads.
+type TierStats struct {
+	// Drawn counts the reads read_tiers sent to this tier first.
+	Drawn int64
+	// Lookups counts the reads that asked this tier (those drawn to it and
+	// those that fell through to it); Hits those it answered. Errors counts
+	// the reads whose lookup or fill failed here (an unreachable Redis:
+	// the read fell through) and the writes whose invalidation failed. The
+	// database tier answers every lookup it gets: its Hits equal its
+	// Served.
+	Lookups, Hits, Errors int64
+	// Served counts the reads this tier answered; Stale those of them that
+	// returned data older than a version that had finished committing
+	// before the read began.
+	Served, Stale int64
+	// Latency is the time each read this tier served spent in the tiers
+	// (lookups that missed included); Age how long before each stale read
+	// began the newer version had committed.
+	Latency *metrics.Series
+	Age     *metrics.Series
+}
+
+// HitRatio is Hits / Lookups; 0 with no lookup.
+func (t *TierStats) HitRatio() float64 { return ratio(t.Hits, t.Lookups) }
+
+// StaleShare is Stale / Served; 0 with no read served.
+func (t *TierStats) StaleShare() float64 { return ratio(t.Stale, t.Served) }
+
+func ratio(n, d int64) float64 {
+	if d == 0 {
+		return 0
+	}
+	return float64(n) / float64(d)
+}
+
+// Merge adds o's reads to c's; o may be nil.
+func (c *Consistency) Merge(o *Consistency) {
+	if o == nil {
+		return
+	}
+	for i := range c.Tiers {
+		t, u := &c.Tiers[i], &o.Tiers[i]
+		t.Drawn += u.Drawn
+		t.Lookups += u.Lookups
+		t.Hits += u.Hits
+		t.Errors += u.Errors
+		t.Served += u.Served
+		t.Stale += u.Stale
+		if t.Latency == nil {
+			t.Latency = &metrics.Series{}
+		}
+		if t.Age == nil {
+			t.Age = &metrics.Series{}
+		}
+		t.Latency.Merge(u.Latency)
+		t.Age.Merge(u.Age)
+	}
+}
+
+// mergeConsistency returns a + b, either may be nil (no tiers).
+func mergeConsistency(a, b *Consistency) *Consistency {
+	if a == nil && b == nil {
+		return nil
+	}
+	m := &Consistency{}
+	m.Merge(a)
+	m.Merge(b)
+	return m
+}
+
+// The JSON of Consistency (docs/results.md, "Consistency"): the figures,
+// then the exact data merge adds.
+type jsonConsistencyExperiment struct {
+	Consistency *jsonConsistency `json:"consistency"` // null: no tiers
+}
+
+type jsonConsistency struct {
+	Tiers map[string]jsonTier `json:"tiers"`
+}
+
+type jsonTier struct {
+	Drawn      int64       `json:"drawn"`
+	Lookups    int64       `json:"lookups"`
+	Hits       int64       `json:"hits"`
+	HitRatio   float64     `json:"hit_ratio"`
+	Errors     int64       `json:"errors"`
+	Served     int64       `json:"served"`
+	Stale      int64       `json:"stale"`
+	StaleShare float64     `json:"stale_share"`
+	LatencyUS  jsonLatency `json:"latency_us"`
+	StaleAgeUS jsonLatency `json:"stale_age_us"`
+
+	LatencyHistogram metrics.SeriesData `json:"latency_histogram"`
+	AgeHistogram     metrics.SeriesData `json:"stale_age_histogram"`
+}
+
+func consistencyJSON(c *Consistency) (jsonConsistencyExperiment, error) {
+	if c == nil {
+		return jsonConsistencyExperiment{}, nil
+	}
+	x := &jsonConsistency{Tiers: map[string]jsonTier{}}
+	for i := range c.Tiers {
+		t := &c.Tiers[i]
+		name := tao.Tier(i).String()
+		lat, age := orEmpty(t.Latency), orEmpty(t.Age)
+		ld, err := lat.Data("consistency " + name + " latency")
+		if err != nil {
+			return jsonConsistencyExperiment{}, err
+		}
+		ad, err := age.Data("consistency " + name + " stale age")
+		if err != nil {
+			return jsonConsistencyExperiment{}, err
+		}
+		x.Tiers[name] = jsonTier{
+			Drawn: t.Drawn, Lookups: t.Lookups, Hits: t.Hits, HitRatio: t.HitRatio(), Errors: t.Errors,
+			Served: t.Served, Stale: t.Stale, StaleShare: t.StaleShare(),
+			LatencyUS: jsonLatency(lat.Stats()), StaleAgeUS: jsonLatency(age.Stats()),
+			LatencyHistogram: ld, AgeHistogram: ad,
+		}
+	}
+	return jsonConsistencyExperiment{Consistency: x}, nil
+}
+
+func orEmpty(s *metrics.Series) *metrics.Series {
+	if s == nil {
+		return &metrics.Series{}
+	}
+	return s
+}
+
+func consistencyFromJSON(x jsonConsistencyExperiment, e *Experiment) error {
+	if x.Consistency == nil {
+		return nil
+	}
+	c := &Consistency{}
+	for i := range c.Tiers {
+		name := tao.Tier(i).String()
+		t, ok := x.Consistency.Tiers[name]
+		if !ok {
+			return fmt.Errorf("consistency: no tier %s", name)
+		}
+		lat, err := metrics.SeriesFromData("consistency "+name+" latency", t.LatencyHistogram)
+		if err != nil {
+			return err
+		}
+		age, err := metrics.SeriesFromData("consistency "+name+" stale age", t.AgeHistogram)
+		if err != nil {
+			return err
+		}
+		switch {
+		case t.Hits > t.Lookups || t.Stale > t.Served || t.Hits < 0 || t.Errors < 0 || t.Stale < 0 || t.Drawn < 0:
+			return fmt.Errorf("consistency %s: drawn %d, lookups %d, hits %d, errors %d, served %d, stale %d do not hang together",
+				name, t.Drawn, t.Lookups, t.Hits, t.Errors, t.Served, t.Stale)
+		case lat.Count() != t.Served || age.Count() != t.Stale:
+			return fmt.Errorf("consistency %s: %d reads served and %d stale, but the histograms hold %d and %d",
+				name, t.Served, t.Stale, lat.Count(), age.Count())
+		}
+		c.Tiers[i] = TierStats{Drawn: t.Drawn, Lookups: t.Lookups, Hits: t.Hits, Errors: t.Errors,
+			Served: t.Served, Stale: t.Stale, Latency: lat, Age: age}
+	}
+	e.Consistency = c
+	return nil
+}

@@ -1,0 +1,96 @@
+package result_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/tao"
+)
+
+func tierStats(served, stale int64, lat, age time.Duration) result.TierStats {
+	t := result.TierStats{Drawn: served + 1, Lookups: served + 2, Hits: served, Errors: 1, Served: served, Stale: stale,
+		Latency: &metrics.Series{}, Age: &metrics.Series{}}
+	for range served {
+		t.Latency.Record(lat)
+	}
+	for range stale {
+		t.Age.Record(age)
+	}
+	return t
+}
+
+func consistencyDoc(t *testing.T, seed uint64, c *result.Consistency) *result.Doc {
+	t.Helper()
+	e := &result.Experiment{Threads: 2, Duration: time.Second, Measured: time.Second, Started: time.Unix(1700000000, 0),
+		Summary: metrics.NewSummary(), Counters: &result.Counters{}, Consistency: c}
+	var buf bytes.Buffer
+	if err := result.WriteJSON(&buf, &result.Run{Database: "sqlite:x", Workload: "o", Seed: seed, Started: time.Unix(int64(seed), 0)}, []*result.Experiment{e}); err != nil {
+		t.Fatal(err)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	x := raw["experiments"].([]any)[0].(map[string]any)
+	if _, ok := x["consistency"]; !ok {
+		t.Fatalf("no consistency key in %s", buf.String())
+	}
+	doc, err := result.ReadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// The consistency figures go through the results file exactly, and merge
+// adds them: counts add, histograms merge.
+func TestConsistencyRoundTripAndMerge(t *testing.T) {
+	a := &result.Consistency{}
+	a.Tiers[tao.TierClientCache] = tierStats(10, 4, time.Millisecond, 300*time.Millisecond)
+	a.Tiers[tao.TierTAO] = tierStats(20, 0, 2*time.Millisecond, 0)
+	a.Tiers[tao.TierDB] = tierStats(5, 0, 9*time.Millisecond, 0)
+	b := &result.Consistency{}
+	b.Tiers[tao.TierClientCache] = tierStats(30, 6, time.Millisecond, 900*time.Millisecond)
+	b.Tiers[tao.TierTAO] = tierStats(1, 1, 2*time.Millisecond, 50*time.Millisecond)
+	b.Tiers[tao.TierDB] = tierStats(0, 0, 0, 0)
+
+	da, db := consistencyDoc(t, 1, a), consistencyDoc(t, 2, b)
+	got := da.Experiments[0].Consistency
+	if got == nil {
+		t.Fatal("consistency lost on the way through the file")
+	}
+	for i := range a.Tiers {
+		w, g := &a.Tiers[i], &got.Tiers[i]
+		if w.Drawn != g.Drawn || w.Lookups != g.Lookups || w.Hits != g.Hits || w.Errors != g.Errors || w.Served != g.Served || w.Stale != g.Stale ||
+			w.Latency.Stats() != g.Latency.Stats() || w.Age.Stats() != g.Age.Stats() {
+			t.Errorf("tier %v: wrote %+v, read %+v", tao.Tier(i), *w, *g)
+		}
+	}
+	m, err := result.Merge([]result.Named{{Name: "a.json", Doc: da}, {Name: "b.json", Doc: db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc := m.Experiments[0].Consistency
+	csc := mc.Tiers[tao.TierClientCache]
+	if csc.Served != 40 || csc.Stale != 10 || csc.Hits != 40 || csc.Lookups != 44 || csc.Drawn != 42 || csc.Errors != 2 {
+		t.Errorf("merged client cache: %+v; want served 40, stale 10, hits 40, lookups 44, drawn 42, errors 2", csc)
+	}
+	if st := csc.Age.Stats(); st.Count != 10 || st.Min != 300000 || st.Max != 900000 {
+		t.Errorf("merged stale ages: %+v; want 10 ages from 300 to 900 ms", st)
+	}
+	if s := csc.StaleShare(); s != 0.25 {
+		t.Errorf("merged stale share %v, want 0.25", s)
+	}
+	if x := mc.Tiers[tao.TierTAO]; x.Stale != 1 || x.Served != 21 {
+		t.Errorf("merged tao tier: %+v; want 21 served, 1 stale", x)
+	}
+
+	// A run without tiers writes null and reads back nil.
+	if d := consistencyDoc(t, 3, nil); d.Experiments[0].Consistency != nil {
+		t.Errorf("a run without tiers read back consistency %+v", d.Experiments[0].Consistency)
+	}
+}

@@ -1,0 +1,44 @@
+package textreport
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/tao"
+)
+
+// writeConsistency writes one line per read tier (docs/tiers.md): what
+// read_tiers drew, what the tier served and how much of it was stale.
+func writeConsistency(b *strings.Builder, c *result.Consistency) {
+	if c == nil {
+		return
+	}
+	var served int64
+	for i := range c.Tiers {
+		served += c.Tiers[i].Served
+	}
+	b.WriteString("read tiers (drawn; served, share; hit ratio; stale, share, age p50/p99/max ms; latency p50/p99 ms):\n")
+	for i := range c.Tiers {
+		t := &c.Tiers[i]
+		lat, age := orZero(t.Latency), orZero(t.Age)
+		share := 0.0
+		if served > 0 {
+			share = 100 * float64(t.Served) / float64(served)
+		}
+		fmt.Fprintf(b, "  %-12s drawn %d; served %d, %.2f%%; hits %.2f%% of %d lookups", tao.Tier(i), t.Drawn, t.Served, share, 100*t.HitRatio(), t.Lookups)
+		if t.Errors > 0 {
+			fmt.Fprintf(b, " (%d errors)", t.Errors)
+		}
+		fmt.Fprintf(b, "; stale %d, %.3f%%, age %.3f/%.3f/%.3f; latency %.3f/%.3f\n", t.Stale, 100*t.StaleShare(),
+			age.P50/1000, age.P99/1000, age.Max/1000, lat.P50/1000, lat.P99/1000)
+	}
+}
+
+func orZero(s *metrics.Series) metrics.LatencyStats {
+	if s == nil {
+		return metrics.LatencyStats{}
+	}
+	return s.Stats()
+}

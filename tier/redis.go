@@ -1,0 +1,172 @@
+package tier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/taobench/taobench/store"
+)
+
+// taoTier is TAO's cache tier on a real Redis server, shared by every
+// client and driver process that names it: filled on a miss, invalidated
+// after a write commits (write-through), each key expiring expire after
+// it was filled so a run leaves nothing behind for long. Its size bound
+// is Redis's own (maxmemory with an LRU policy; docs/tiers.md).
+type taoTier struct {
+	c      *redis.Client
+	prefix string
+	expire time.Duration
+}
+
+// Defaults for a cache URL that does not say: a Redis that goes away must
+// make reads fall through to the database quickly, not hold them.
+const (
+	defaultPrefix  = "taobench"
+	defaultExpire  = time.Hour
+	defaultTimeout = 500 * time.Millisecond
+)
+
+// openRedis connects to the Redis of raw (redis://[user:password@]host:port[/db]
+// with go-redis's options, plus prefix=NAME and expire=DURATION of taobench's
+// own) and pings it. Errors name the URL with its password masked.
+func openRedis(ctx context.Context, raw string, clients int) (*taoTier, error) {
+	shown := store.Redact(raw)
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss" && u.Scheme != "unix") {
+		return nil, fmt.Errorf("--cache %q: not a Redis URL; use e.g. redis://127.0.0.1:6379/0?prefix=taobench", shown)
+	}
+	q := u.Query()
+	t := &taoTier{prefix: defaultPrefix, expire: defaultExpire}
+	if p := q.Get("prefix"); q.Has("prefix") {
+		if p == "" || strings.ContainsAny(p, " \t\n*?[]") {
+			return nil, fmt.Errorf("--cache %q: prefix %q: give a non-empty name without blanks or glob characters", shown, p)
+		}
+		t.prefix = p
+	}
+	if e := q.Get("expire"); q.Has("expire") {
+		d, err := time.ParseDuration(e)
+		if err != nil || d < time.Second {
+			return nil, fmt.Errorf("--cache %q: expire %q: give a duration of at least 1s, such as 1h", shown, e)
+		}
+		t.expire = d
+	}
+	q.Del("prefix")
+	q.Del("expire")
+	for _, k := range []string{"dial_timeout", "read_timeout", "write_timeout"} {
+		if !q.Has(k) {
+			q.Set(k, defaultTimeout.String())
+		}
+	}
+	if !q.Has("max_retries") {
+		q.Set("max_retries", "-1") // no retry: a failed lookup falls through
+	}
+	u.RawQuery = q.Encode()
+	opts, err := redis.ParseURL(u.String())
+	if err != nil {
+		return nil, fmt.Errorf("--cache %q: %v", shown, redactErr(err, raw))
+	}
+	if !q.Has("pool_size") {
+		opts.PoolSize = max(opts.PoolSize, clients+4)
+	}
+	// go-redis logs failed dials to standard error on its own; the tier
+	// counts them as the tao tier's errors, and a log line mid-run would
+	// break the text report. Its logger is the library's, set once.
+	quietRedis.Do(func() { redis.SetLogger(silent{}) })
+	t.c = redis.NewClient(opts)
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := t.c.Ping(pctx).Err(); err != nil {
+		t.c.Close()
+		return nil, fmt.Errorf("--cache %q: Redis does not answer: %v; start it (redis-server) or fix the URL", shown, redactErr(err, raw))
+	}
+	return t, nil
+}
+
+// redactErr masks the password of raw wherever err's text repeats it.
+func redactErr(err error, raw string) string {
+	msg := err.Error()
+	if u, perr := url.Parse(raw); perr == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			msg = strings.ReplaceAll(msg, pw, "xxxxx")
+		}
+	}
+	return msg
+}
+
+// namespace is the key prefix of one experiment: every process of a run
+// shares it (the same graph and run number) and no other run does.
+func (t *taoTier) namespace(graphSeed uint64, run int64) string {
+	return t.prefix + ":" + strconv.FormatUint(graphSeed, 10) + ":" + strconv.FormatInt(run, 10) + ":"
+}
+
+// get returns k's entry; ok false on a miss.
+func (t *taoTier) get(ctx context.Context, ns string, k key) (e entry, ok bool, err error) {
+	name, field := redisKey(ns, k)
+	var s string
+	if field == "" {
+		s, err = t.c.Get(ctx, name).Result()
+	} else {
+		s, err = t.c.HGet(ctx, name, field).Result()
+	}
+	if errors.Is(err, redis.Nil) {
+		return entry{}, false, nil
+	}
+	if err != nil {
+		return entry{}, false, err
+	}
+	if e, err = decodeEntry(s); err != nil {
+		return entry{}, false, fmt.Errorf("redis key %s: %v", name, err)
+	}
+	return e, true, nil
+}
+
+// put stores e under k.
+func (t *taoTier) put(ctx context.Context, ns string, k key, e entry) error {
+	name, field := redisKey(ns, k)
+	if field == "" {
+		return t.c.Set(ctx, name, e.encode(), t.expire).Err()
+	}
+	p := t.c.Pipeline()
+	p.HSet(ctx, name, field, e.encode())
+	p.Expire(ctx, name, t.expire)
+	_, err := p.Exec(ctx)
+	return err
+}
+
+// invalidate deletes the entries of keys (a list's hash with all its
+// fields), as TAO's leader invalidates after a write commits.
+func (t *taoTier) invalidate(ctx context.Context, ns string, keys []key) error {
+	names := make([]string, 0, len(keys))
+	for _, k := range keys {
+		name, _ := redisKey(ns, k)
+		names = append(names, name)
+	}
+	return t.c.Del(ctx, names...).Err()
+}
+
+// bound describes the server's size bound, for a note: Redis's maxmemory
+// and policy, or that it has none.
+func (t *taoTier) bound(ctx context.Context) string {
+	cfg, err := t.c.ConfigGet(ctx, "maxmemory*").Result()
+	if err != nil {
+		return "its size bound is unknown (CONFIG GET: " + err.Error() + ")"
+	}
+	if cfg["maxmemory"] == "0" || cfg["maxmemory"] == "" {
+		return "it has no maxmemory: the tier is bounded only by key expiry (" + t.expire.String() + "); give it its own redis-server with --maxmemory and --maxmemory-policy allkeys-lru"
+	}
+	return "maxmemory " + cfg["maxmemory"] + " bytes, policy " + cfg["maxmemory-policy"]
+}
+
+var quietRedis sync.Once
+
+type silent struct{}
+
+func (silent) Printf(context.Context, string, ...any) {}

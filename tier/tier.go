@@ -1,0 +1,365 @@
+// Package tier puts TAO's read path in front of any store.Store (TAOBench
+// §3.2; docs/tiers.md): a client-side cache in the process (client_cache),
+// TAO's cache tier on a real Redis server (tao), and the database (db).
+// Each read goes to the tier the workload's read_tiers drew and falls
+// through on a miss (client_cache → tao → db), filling the tiers it passed;
+// writes go to the database and then invalidate the Redis tier. Every read
+// is classed fresh or stale against a log of the writes this process
+// committed (log.go), and each experiment's figures per tier come back as
+// a result.Consistency.
+package tier
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
+)
+
+// Options say which tiers to put in front of the database.
+type Options struct {
+	// Cache is the Redis URL of the tao tier; "" has none (reads drawn to
+	// it go to the database).
+	Cache string
+	// ClientCacheTTL and ClientCacheSize configure the client_cache tier;
+	// a zero TTL or size has none (reads drawn to it go on to tao).
+	ClientCacheTTL  time.Duration
+	ClientCacheSize int
+	// Clients is the most concurrent requests expected (the Redis pool).
+	Clients int
+	// LogKeys bounds the commit log; 0: DefaultLogKeys.
+	LogKeys int
+	// Trace, when set, sees every read a tier answered (tests check the
+	// staleness classification with it); it must be safe for concurrent use.
+	Trace func(Read)
+}
+
+// Read is one answered read, as Options.Trace sees it.
+type Read struct {
+	Op     tao.Op
+	Result tao.OpResult
+	Served tao.Tier
+	// Basis is when the database read behind the answer returned; Begin
+	// when this read began. Stale and Age are the classification.
+	Basis, Begin time.Time
+	Stale        bool
+	Age          time.Duration
+}
+
+// DefaultLogKeys is how many keys the commit log remembers at most (about
+// 150 bytes each).
+const DefaultLogKeys = 1 << 20
+
+// Enabled reports whether o configures any tier.
+func (o Options) Enabled() bool {
+	return o.Cache != "" || (o.ClientCacheTTL > 0 && o.ClientCacheSize > 0)
+}
+
+// Store is a store.Store with read tiers in front of db.
+type Store struct {
+	db    store.Store
+	csc   *csc     // nil: no client_cache tier
+	tao   *taoTier // nil: no tao tier
+	log   *commitLog
+	trace func(Read)
+	notes []string
+
+	// exp is the experiment being measured (BeginExperiment); nil before.
+	exp atomic.Pointer[experiment]
+}
+
+// experiment is one experiment's namespace, window and figures.
+type experiment struct {
+	ns           string // Redis key prefix
+	measure, end int64  // Unix ns: reads that begin in [measure, end) count
+	mu           sync.Mutex
+	c            result.Consistency
+}
+
+// Open puts the tiers of opts in front of db. It connects to Redis and
+// checks it answers; errors never show the URL's password.
+func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
+	if opts.LogKeys < 0 {
+		return nil, fmt.Errorf("commit log: %d keys; give a positive bound, or 0 for the default", opts.LogKeys)
+	}
+	s := &Store{db: db, log: newCommitLog(cmp.Or(opts.LogKeys, DefaultLogKeys)), trace: opts.Trace}
+	if opts.ClientCacheTTL < 0 || opts.ClientCacheSize < 0 {
+		return nil, fmt.Errorf("client cache: TTL %v and size %d; give a positive TTL and size (entries), or neither", opts.ClientCacheTTL, opts.ClientCacheSize)
+	}
+	if opts.ClientCacheTTL > 0 && opts.ClientCacheSize > 0 {
+		s.csc = newCSC(opts.ClientCacheTTL, opts.ClientCacheSize)
+	}
+	if opts.Cache != "" {
+		t, err := openRedis(ctx, opts.Cache, opts.Clients)
+		if err != nil {
+			return nil, err
+		}
+		s.tao = t
+		s.notes = append(s.notes, "tao tier on "+store.Redact(opts.Cache)+": "+t.bound(ctx))
+	}
+	s.exp.Store(&experiment{ns: s.namespace(0, 0)})
+	return s, nil
+}
+
+func (s *Store) namespace(graphSeed uint64, run int64) string {
+	if s.tao == nil {
+		return ""
+	}
+	return s.tao.namespace(graphSeed, run)
+}
+
+// Notes say how the tiers opened, such as the Redis size bound.
+func (s *Store) Notes() []string { return s.notes }
+
+// Close closes the Redis client; the database is its owner's to close.
+func (s *Store) Close() error {
+	if s.tao != nil {
+		return s.tao.c.Close()
+	}
+	return nil
+}
+
+// Front is s as the runner should see it: a store.StatsReader when the
+// database is one, so an experiment's resources still show its server.
+func (s *Store) Front() store.Store {
+	if r, ok := s.db.(store.StatsReader); ok {
+		return withStats{s, r}
+	}
+	return s
+}
+
+type withStats struct {
+	*Store
+	r store.StatsReader
+}
+
+func (w withStats) ServerStats(ctx context.Context) (store.ServerStats, error) {
+	return w.r.ServerStats(ctx)
+}
+
+// BeginExperiment starts counting reads that begin in [measure, end),
+// with the Redis keys of this graph and run number: the drivers of a run
+// share them and every other run starts cold.
+func (s *Store) BeginExperiment(graphSeed uint64, run int64, measure, end time.Time) {
+	s.exp.Store(&experiment{ns: s.namespace(graphSeed, run), measure: measure.UnixNano(), end: end.UnixNano()})
+}
+
+// EndExperiment returns what the tiers served since BeginExperiment.
+func (s *Store) EndExperiment() *result.Consistency {
+	x := s.exp.Load()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	c := x.c
+	for i := range c.Tiers {
+		t := &c.Tiers[i]
+		t.Latency, t.Age = orNew(t.Latency).Clone(), orNew(t.Age).Clone()
+	}
+	return &c
+}
+
+func orNew(s *metrics.Series) *metrics.Series {
+	if s == nil {
+		return &metrics.Series{}
+	}
+	return s
+}
+
+// Exec runs a write on the database and then invalidates the tao tier; a
+// single read goes through the tiers; a read transaction goes to the
+// database, the one tier that answers several keys at one point in time.
+func (s *Store) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
+	switch {
+	case req.Class == tao.Write || req.Class == tao.WriteTxn:
+		s.write(ctx, req, res)
+	case req.Class == tao.Read && len(req.Ops) == 1:
+		s.read(ctx, req, res)
+	default:
+		s.readTxn(ctx, req, res)
+	}
+}
+
+// trace is what one read did, for the figures.
+type trace struct {
+	drawn, served tao.Tier
+	looked, hit   [tao.NumTiers]bool
+	failed        [tao.NumTiers]bool
+	answered      bool // a tier answered (not an error or timeout)
+	stale         bool
+	age           time.Duration
+}
+
+func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
+	start := time.Now().UnixNano()
+	s.db.Exec(ctx, req, res)
+	end := time.Now().UnixNano()
+	if res.Outcome != tao.OK {
+		return // rolled back: nothing changed
+	}
+	var changed, invalid []key
+	for i := range req.Ops {
+		if !req.Ops[i].Kind.IsRead() && i < len(res.Ops) {
+			changed, invalid = written(&req.Ops[i], &res.Ops[i], changed, invalid)
+		}
+	}
+	for _, k := range changed {
+		s.log.add(k, start, end)
+	}
+	if s.tao != nil && len(invalid) > 0 {
+		// After the commit, even when the request's context has ended:
+		// an invalidation left undone would leave the entry stale.
+		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		err := s.tao.invalidate(ictx, s.exp.Load().ns, invalid)
+		cancel()
+		if err != nil {
+			x := s.exp.Load()
+			if x.in(start) {
+				x.mu.Lock()
+				x.c.Tiers[tao.TierTAO].Errors++
+				x.mu.Unlock()
+			}
+		}
+	}
+}
+
+func (x *experiment) in(t int64) bool { return t >= x.measure && t < x.end }
+
+func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
+	x := s.exp.Load()
+	op := &req.Ops[0]
+	begin := time.Now()
+	tr := trace{drawn: req.Tier, served: tao.TierDB}
+	ck := cacheKey(op)
+	var e entry
+	ok := false
+	useCSC := req.Tier == tao.TierClientCache && s.csc != nil
+	useTAO := req.Tier <= tao.TierTAO && s.tao != nil
+	if useCSC {
+		tr.looked[tao.TierClientCache] = true
+		if e, ok = s.csc.get(ck, begin); ok {
+			tr.served = tao.TierClientCache
+		}
+	}
+	if !ok && useTAO {
+		tr.looked[tao.TierTAO] = true
+		var err error
+		e, ok, err = s.tao.get(ctx, x.ns, ck)
+		tr.failed[tao.TierTAO] = err != nil
+		if ok {
+			tr.served = tao.TierTAO
+			if useCSC {
+				s.csc.put(ck, e, time.Now())
+			}
+		}
+	}
+	if ok {
+		e.answer(op, res)
+		tr.answered = true
+	} else {
+		tr.looked[tao.TierDB] = true
+		if e, ok = s.fetch(ctx, req, res); ok {
+			tr.answered = true
+			if useTAO {
+				tr.failed[tao.TierTAO] = s.tao.put(ctx, x.ns, ck, e) != nil || tr.failed[tao.TierTAO]
+			}
+			if useCSC {
+				s.csc.put(ck, e, time.Now())
+			}
+		}
+	}
+	tr.hit[tr.served] = tr.answered
+	if tr.answered {
+		var age int64
+		tr.stale, age = s.log.stale(logKey(op), e.basis, begin.UnixNano())
+		tr.age = time.Duration(age)
+		if s.trace != nil {
+			s.trace(Read{Op: *op, Result: res.Ops[0], Served: tr.served, Basis: time.Unix(0, e.basis), Begin: begin,
+				Stale: tr.stale, Age: tr.age})
+		}
+	}
+	x.record(&tr, begin, time.Since(begin))
+}
+
+// fetch runs a read op on the database and returns the entry to cache; ok
+// is false when the database did not answer. A range read also counts the
+// list, in the same read transaction, so that the list's size is cached
+// and later range reads are served from it.
+func (s *Store) fetch(ctx context.Context, req *tao.Request, res *tao.Result) (entry, bool) {
+	op := &req.Ops[0]
+	if op.Kind != tao.EdgeRangeRead {
+		s.db.Exec(ctx, req, res)
+		basis := time.Now().UnixNano()
+		if res.Outcome != tao.OK && res.Outcome != tao.NotFound {
+			return entry{}, false
+		}
+		r := &res.Ops[0]
+		return entry{outcome: res.Outcome, found: r.Found, version: r.Version, rows: r.Rows, basis: basis}, true
+	}
+	fill := tao.Request{Class: tao.ReadTxn, Tier: tao.TierDB, Ops: []tao.Op{*op, {Kind: tao.EdgeCountRead, ID1: op.ID1, Type: op.Type}}}
+	var fr tao.Result
+	fr.Reset(2)
+	s.db.Exec(ctx, &fill, &fr)
+	basis := time.Now().UnixNano()
+	res.Outcome, res.Err = fr.Outcome, fr.Err
+	res.Ops[0] = fr.Ops[0]
+	if fr.Outcome != tao.OK {
+		return entry{}, false
+	}
+	return entry{outcome: tao.OK, rows: fr.Ops[1].Rows, basis: basis}, true
+}
+
+func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) {
+	x := s.exp.Load()
+	begin := time.Now()
+	s.db.Exec(ctx, req, res)
+	tr := trace{drawn: req.Tier, served: tao.TierDB}
+	tr.looked[tao.TierDB] = true
+	tr.answered = res.Outcome == tao.OK || res.Outcome == tao.NotFound
+	tr.hit[tao.TierDB] = tr.answered
+	x.record(&tr, begin, time.Since(begin)) // fresh: the database answered after it began
+}
+
+// record counts a read that began at begin and took took, when it began
+// in the measured window.
+func (x *experiment) record(tr *trace, begin time.Time, took time.Duration) {
+	if !x.in(begin.UnixNano()) {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	c := &x.c
+	if tr.drawn < tao.NumTiers {
+		c.Tiers[tr.drawn].Drawn++
+	}
+	for i := range c.Tiers {
+		t := &c.Tiers[i]
+		if tr.looked[i] {
+			t.Lookups++
+		}
+		if tr.hit[i] {
+			t.Hits++
+		}
+		if tr.failed[i] {
+			t.Errors++
+		}
+	}
+	if !tr.answered {
+		return
+	}
+	t := &c.Tiers[tr.served]
+	t.Served++
+	if t.Latency == nil {
+		t.Latency, t.Age = &metrics.Series{}, &metrics.Series{}
+	}
+	t.Latency.Record(took)
+	if tr.stale {
+		t.Stale++
+		t.Age.Record(tr.age)
+	}
+}
