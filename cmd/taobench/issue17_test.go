@@ -306,10 +306,11 @@ func TestIssue17MetricsAddr(t *testing.T) {
 	})
 }
 
-// An outage of the null store (every request from 2.9 s to 5.7 s after it
-// opens waits for the stall to end) leaves the 5 s window two whole seconds
-// without service: exit 3 saying "no service"; --max-stall 5s accepts it,
-// still saying it.
+// An outage of the null store (every request from 3.8 s to 7.5 s after it
+// opens waits for the stall to end) leaves the 6 s window two whole seconds
+// without service (three when the window begins 0.8 s or more after the
+// store opened, as on a loaded machine): exit 3 saying "no service";
+// --max-stall 5s accepts it, still saying it.
 func TestIssue17Outage(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -324,10 +325,10 @@ func TestIssue17Outage(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			out := filepath.Join(dir, "r.json")
-			r := i17Run(t, dir, time.Minute, append([]string{"run", "--db", "null?stall=2.8s&every=2.9s", "--threads", "2",
-				"--warmup", "0", "--duration", "5", "--out", out}, c.extra...)...)
+			r := i17Run(t, dir, time.Minute, append([]string{"run", "--db", "null?stall=3.7s&every=3.8s", "--threads", "2",
+				"--warmup", "0", "--duration", "6", "--out", out}, c.extra...)...)
 			if r.code != c.code || !strings.Contains(r.stdout+r.stderr, "no service") {
-				t.Errorf("a 2.8 s stall in a 5 s window: exit %d, want %d and \"no service\"\n%v", r.code, c.code, r)
+				t.Errorf("a 3.7 s stall in a 6 s window: exit %d, want %d and \"no service\"\n%v", r.code, c.code, r)
 			}
 			doc := i17JSON(t, out)
 			exps, _ := doc["experiments"].([]any)
@@ -335,9 +336,10 @@ func TestIssue17Outage(t *testing.T) {
 				t.Fatalf("%d experiments written", len(exps))
 			}
 			e := exps[0].(map[string]any)
-			// Target: seconds 3 and 4 of the window (of 0..4) hold no answer.
-			if e["no_service_s"] != 2.0 || e["longest_no_service_s"] != 2.0 {
-				t.Errorf("no_service_s %v, longest_no_service_s %v; want 2 and 2", e["no_service_s"], e["longest_no_service_s"])
+			// Target: seconds 4 and 5 of the window (of 0..5), and 3 when
+			// the window began late, hold no answer, in one gap.
+			if n, _ := e["no_service_s"].(float64); n < 2 || n > 3 || e["longest_no_service_s"] != n {
+				t.Errorf("no_service_s %v, longest_no_service_s %v; want 2 or 3, in one gap", e["no_service_s"], e["longest_no_service_s"])
 			}
 		})
 	}
@@ -393,7 +395,7 @@ func TestIssue17NoRequestMeasured(t *testing.T) {
 	if err := os.WriteFile(out, old, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := i17Run(t, dir, time.Minute, "run", "--db", "null?delay=30s", "--threads", "2", "--warmup", "0.3", "--duration", "0.2", "--drain", "0.1", "--out", out)
+	r := i17Run(t, dir, time.Minute, "run", "--db", "null?delay=30s", "--threads", "2", "--warmup", "1", "--duration", "0.2", "--drain", "0.1", "--out", out)
 	if r.code != 3 || !strings.Contains(r.stderr, "measured no request") {
 		t.Errorf("no request measured: want exit 3 saying so\n%v", r)
 	}
