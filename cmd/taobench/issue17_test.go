@@ -306,11 +306,11 @@ func TestIssue17MetricsAddr(t *testing.T) {
 	})
 }
 
-// An outage of the null store (every request from 3.8 s to 7.5 s after it
-// opens waits for the stall to end) leaves the 6 s window two whole seconds
-// without service (three when the window begins 0.8 s or more after the
-// store opened, as on a loaded machine): exit 3 saying "no service";
-// --max-stall 5s accepts it, still saying it.
+// An outage of the null store: it stalls 3 s in every 3.05 s (requests
+// arriving in a stall end with it), so however late after the store opened
+// the measured window begins, a 7 s window holds one whole 3 s gap, two or
+// three whole seconds without service, and never two gaps: exit 3 saying
+// "no service"; --max-stall 5s accepts it, still saying it.
 func TestIssue17Outage(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -325,10 +325,10 @@ func TestIssue17Outage(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			out := filepath.Join(dir, "r.json")
-			r := i17Run(t, dir, time.Minute, append([]string{"run", "--db", "null?stall=3.7s&every=3.8s", "--threads", "2",
-				"--warmup", "0", "--duration", "6", "--out", out}, c.extra...)...)
+			r := i17Run(t, dir, time.Minute, append([]string{"run", "--db", "null?stall=3s&every=3050ms", "--threads", "2",
+				"--warmup", "0", "--duration", "7", "--out", out}, c.extra...)...)
 			if r.code != c.code || !strings.Contains(r.stdout+r.stderr, "no service") {
-				t.Errorf("a 3.7 s stall in a 6 s window: exit %d, want %d and \"no service\"\n%v", r.code, c.code, r)
+				t.Errorf("3 s stalls in a 7 s window: exit %d, want %d and \"no service\"\n%v", r.code, c.code, r)
 			}
 			doc := i17JSON(t, out)
 			exps, _ := doc["experiments"].([]any)
@@ -336,10 +336,10 @@ func TestIssue17Outage(t *testing.T) {
 				t.Fatalf("%d experiments written", len(exps))
 			}
 			e := exps[0].(map[string]any)
-			// Target: seconds 4 and 5 of the window (of 0..5), and 3 when
-			// the window began late, hold no answer, in one gap.
-			if n, _ := e["no_service_s"].(float64); n < 2 || n > 3 || e["longest_no_service_s"] != n {
-				t.Errorf("no_service_s %v, longest_no_service_s %v; want 2 or 3, in one gap", e["no_service_s"], e["longest_no_service_s"])
+			// Target: the longest gap 2 or 3 whole seconds; more seconds in
+			// all where the window begins or ends inside another stall.
+			if n, longest := cliNum(t, e, "no_service_s"), cliNum(t, e, "longest_no_service_s"); longest < 2 || longest > 3 || n < longest {
+				t.Errorf("no_service_s %v, longest_no_service_s %v; want the longest 2 or 3, and no fewer in all", n, longest)
 			}
 		})
 	}
