@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taobench/taobench/internal/cpuwait"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/store/null"
@@ -94,7 +95,7 @@ func TestParseArrival(t *testing.T) {
 // arrivals, and with Poisson arrivals the schedule's own count (the target
 // within its statistical spread, 4 standard deviations here). At most 1% is
 // left unissued, plus what the target rate scheduled in the stretch before
-// the end in which the process was starved of CPU (cpuWaitSampler): on an
+// the end in which the process was starved of CPU (cpuwait.Sampler): on an
 // idle machine there is none; on a loaded one the clients fall behind while
 // they cannot run, and the requests due then are never issued.
 func TestOpenLoopRate(t *testing.T) {
@@ -115,9 +116,9 @@ func TestOpenLoopRate(t *testing.T) {
 		cfg := testConfig(t, "o", null.Store{})
 		cfg.Arrival = c.arrival
 		const warmup = 100 * time.Millisecond
-		sampler := sampleCPUWait(5 * time.Millisecond)
+		sampler := cpuwait.Sample(5 * time.Millisecond)
 		rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 4, Warmup: warmup, Duration: c.dur, Rate: c.rate})
-		starvedFor := sampler.starvedBefore(rep.Started.Add(warmup + c.dur))
+		starvedFor := sampler.StarvedBefore(rep.Started.Add(warmup + c.dur))
 		o := rep.OpenLoop
 		ops := rep.Summary.Requests()
 		want := c.rate * c.dur.Seconds()

@@ -1,4 +1,4 @@
-package run
+package cpuwait
 
 import (
 	"os"
@@ -8,13 +8,13 @@ import (
 	"time"
 )
 
-// cpuWait is how long this process's threads have waited for a CPU while
+// total is how long this process's threads have waited for a CPU while
 // ready to run (the run-queue delay of /proc/self/task/*/schedstat), plus
 // the time the hypervisor held the machine's CPUs (steal, /proc/stat). On a
 // loaded machine it grows by the time the clients could not run, so a test
 // can tell requests the pacer had no chance to issue from ones it failed
 // to. ok is false when the kernel does not say.
-func cpuWait() (d time.Duration, ok bool) {
+func total() (d time.Duration, ok bool) {
 	tasks, err := filepath.Glob("/proc/self/task/*/schedstat")
 	if err != nil || len(tasks) == 0 {
 		return 0, false
