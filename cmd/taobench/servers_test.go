@@ -240,6 +240,9 @@ func srvShares(e srvExperiment) string {
 // to an error or a timeout (conflicts, failed preconditions and unique
 // violations are legal results of a contended workload).
 func TestServerWorkloads(t *testing.T) {
+	// 256 clients take every connection the servers have free: no other
+	// test may connect meanwhile.
+	testenv.ManyConnections(t)
 	srvEach(t, func(t *testing.T, s srvServer) {
 		for _, w := range []string{"a", "o"} {
 			t.Run("workload_"+w, func(t *testing.T) {

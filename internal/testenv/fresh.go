@@ -37,6 +37,7 @@ func redact(raw string) string {
 // any connections still open to it, when the test ends.
 func FreshPostgres(t testing.TB, admin string) string {
 	t.Helper()
+	shareServers(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, admin)
@@ -70,6 +71,7 @@ func FreshPostgres(t testing.TB, admin string) string {
 // test ends.
 func FreshMySQL(t testing.TB, admin string) string {
 	t.Helper()
+	shareServers(t)
 	db, u := MySQLAdmin(t, admin)
 	name := UniqueName()
 	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
