@@ -122,9 +122,6 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// Notes says what differs from the SQL stores.
-func (db *DB) Notes() []string { return nil }
-
 // isCode reports whether err carries the gRPC code c.
 func isCode(err error, c codes.Code) bool {
 	return err != nil && spanner.ErrCode(err) == c
@@ -143,4 +140,3 @@ func codeName(c codes.Code) string {
 	}
 	return strings.ToUpper(b.String())
 }
-
