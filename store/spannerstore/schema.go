@@ -93,7 +93,7 @@ func (db *DB) Meta(ctx context.Context) (map[string]string, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: reading TaobenchMeta: %w (run setup first)", db.name, err)
+		return nil, fmt.Errorf("%s: reading TaobenchMeta: %w%s", db.name, err, hint(err))
 	}
 	return m, nil
 }

@@ -140,3 +140,15 @@ func codeName(c codes.Code) string {
 	}
 	return strings.ToUpper(b.String())
 }
+
+// hint says what to do about a failed first read: create the schema when
+// a table is missing, else check the credentials or the emulator.
+func hint(err error) string {
+	switch spanner.ErrCode(err) {
+	case codes.NotFound:
+		return " (run setup first, or taobench load, which creates the tables)"
+	case codes.DeadlineExceeded, codes.Unavailable, codes.Unauthenticated, codes.PermissionDenied:
+		return credentialsHint()
+	}
+	return ""
+}
