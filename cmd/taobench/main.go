@@ -20,6 +20,7 @@ import (
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	_ "github.com/taobench/taobench/store/null"
+	_ "github.com/taobench/taobench/store/spannerstore"
 	_ "github.com/taobench/taobench/store/sqlstore"
 )
 
