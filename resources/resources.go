@@ -135,6 +135,8 @@ func (s *Sampler) server(ctx context.Context, hurried bool) *result.ServerUsage 
 		su.Engine, su.Product = s.before.Engine, s.before.Product
 	}
 	switch {
+	case s.bErr != nil && aErr != nil && s.bErr.Error() == aErr.Error():
+		su.Error = "before and after: " + aErr.Error()
 	case s.bErr != nil && aErr != nil:
 		su.Error = "before: " + s.bErr.Error() + "; after: " + aErr.Error()
 	case s.bErr != nil:

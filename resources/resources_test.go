@@ -112,6 +112,14 @@ func TestServerErrors(t *testing.T) {
 	if su.After.SizeBytes == nil || su.After.Gauges == nil || su.Before.SizeBytes == nil {
 		t.Error("nil maps in the server state")
 	}
+
+	// The same reason both times (a server that keeps no counters) is said once.
+	same := errors.New("Cloud Spanner keeps no counters")
+	f = &fakeServer{readings: []store.ServerStats{{}, {}}, errs: []error{same, same}}
+	su = Start(context.Background(), f).Stop(context.Background(), false).Server
+	if su == nil || su.Error != "before and after: "+same.Error() {
+		t.Errorf("the same error before and after: %q, want it once", su.Error)
+	}
 }
 
 func TestTuplesPerRequest(t *testing.T) {

@@ -30,7 +30,10 @@ func writeResources(b *strings.Builder, r *result.Resources) {
 		name += ", " + s.Product
 	}
 	name = termsafe.Escape(name) // from a results file: any text
-	fmt.Fprintf(b, "server (%s): size %s -> %s", name, mib(total(s.Before.SizeBytes)), mib(total(s.After.SizeBytes)))
+	fmt.Fprintf(b, "server (%s)", name)
+	if len(s.Before.SizeBytes)+len(s.After.SizeBytes) > 0 { // Spanner tells no sizes
+		fmt.Fprintf(b, ": size %s -> %s", mib(total(s.Before.SizeBytes)), mib(total(s.After.SizeBytes)))
+	}
 	var keys []string
 	for k := range s.Deltas {
 		keys = append(keys, k)
@@ -58,6 +61,7 @@ var serverHeadline = map[string]bool{
 	"Com_commit": true, "Com_rollback": true, "Innodb_deadlocks": true, "Innodb_row_lock_waits": true,
 	"Innodb_rows_inserted": true, "Innodb_rows_updated": true, "Innodb_rows_deleted": true,
 	"Handler_write": true, "Handler_update": true, "Handler_delete": true,
+	"wsrep_local_cert_failures": true, "wsrep_local_bf_aborts": true, // Galera's conflicts
 }
 
 // total adds up sizes; SQLite's are its files.

@@ -76,3 +76,19 @@ func TestResourcesJSON(t *testing.T) {
 	}
 
 }
+
+// TestResourcesTextWithoutSizes: a server that tells no sizes (Spanner) gets
+// no "size 0.0 MiB" line; Galera's conflict counters are headline figures.
+func TestResourcesTextWithoutSizes(t *testing.T) {
+	e := synthetic()
+	e.Resources = &result.Resources{Interval: time.Second, Server: &result.ServerUsage{Engine: "mysql", Product: "MariaDB 10.11.19 with Galera",
+		Deltas: map[string]int64{"wsrep_local_cert_failures": 97, "wsrep_local_bf_aborts": 287}, Error: "before and after: no sizes"}}
+	var b strings.Builder
+	if err := WriteText(&b, e); err != nil {
+		t.Fatal(err)
+	}
+	want := "server (mysql, MariaDB 10.11.19 with Galera), wsrep_local_bf_aborts +287, wsrep_local_cert_failures +97 (before and after: no sizes)\n"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("text lacks %q:\n%s", want, b.String())
+	}
+}
