@@ -19,7 +19,7 @@ const (
 	DefaultTimeRangeNonEmpty = 0.019
 	// Fig. 4: 45% of assoc_count calls return zero.
 	DefaultCountNonZero = 0.55
-	DefaultRangeSizeOne      = 0.64
+	DefaultRangeSizeOne = 0.64
 	// TAOBench §3.3: 28.7% of write transactions span more than one shard;
 	// TAO gives no figure for read transactions, so they take the same.
 	DefaultMultiShardTxns = 0.287
