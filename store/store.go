@@ -393,6 +393,13 @@ type Inventory struct {
 	// the shard of their id2.
 	EdgesByBase   map[int64]int64
 	EdgesByShard2 map[int]int64
+	// EdgesByShard1 counts forward edges by the shard of their id1.
+	EdgesByShard1 map[int]int64
+	// MissingTargets counts edges (forward and inverse) whose id2 is a
+	// loaded node's id with no object, MissingIDs the distinct such ids;
+	// MissingExample is one such edge.
+	MissingTargets, MissingIDs int64
+	MissingExample             string
 }
 
 // Inspector is a Database that can take its Inventory and tell how many

@@ -203,7 +203,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(vs) == 0 {
-		fmt.Fprintf(e.stdout, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; unique types have at most one edge per (id1, type))\n",
+		fmt.Fprintf(e.stdout, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; edges point at objects that exist; unique types have at most one edge per (id1, type))\n",
 			s.Name(), bulkload.Describe(meta))
 		return nil
 	}
