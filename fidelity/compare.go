@@ -115,7 +115,14 @@ func Compare(w *workload.Workload, t gen.Targets, c *result.Counters) []result.F
 		rows = append(rows, share("edge_time_read returns edges", t.TimeRangeNonEmpty, ModelTargeted, c.TimeNonEmpty, c.TimeReads, "TAO §7, Fig. 3: 1.9%"))
 	}
 	if n := c.Txns[tao.WriteTxn]; n > 0 {
-		rows = append(rows, share("write transactions spanning shards", t.MultiShardWriteTxns, ModelTargeted, c.MultiShard[tao.WriteTxn], n, "TAOBench §3.3: 28.7%"))
+		// At the database: the stores write a bidirectional edge's inverse
+		// in the transaction, TAO apart from it (gen/spans.go), so the
+		// database sees more spanning than TAOBench's figure, which counts
+		// keys; the next row checks that figure.
+		rows = append(rows, share("write transactions spanning shards", t.MultiShardWriteTxnsAtDB, ModelGraph, c.MultiShardDB[tao.WriteTxn], n,
+			fmt.Sprintf("at the database, inverse rows included: the plan's expectation for keys spanning %.3f (TAOBench §3.3: 28.7%%) plus inverses", t.MultiShardWriteTxns)))
+		rows = append(rows, share("write transactions' keys spanning shards", t.MultiShardWriteTxns, ModelTargeted, c.MultiShard[tao.WriteTxn], n,
+			"by id1, as TAOBench counts (§3.3, Fig. 7: 28.7%); TAO writes inverses apart from the transaction"))
 	}
 	if n := c.Txns[tao.ReadTxn]; n > 0 {
 		rows = append(rows, share("read transactions spanning shards", t.MultiShardReadTxns, ModelTargeted, c.MultiShard[tao.ReadTxn], n, ""))

@@ -119,7 +119,11 @@ type Targets struct {
 	MeanRangeRows       float64
 	MultiShardWriteTxns float64
 	MultiShardReadTxns  float64
-	EdgeAddNew          float64
+	// MultiShardWriteTxnsAtDB is the share of write transactions expected
+	// to touch more than one shard at the database, the inverse rows of
+	// bidirectional writes included (spans.go).
+	MultiShardWriteTxnsAtDB float64
+	EdgeAddNew              float64
 }
 
 // Targets returns what the plan aims at.
@@ -247,6 +251,7 @@ func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 	}
 	p.multiShard(w)
 	p.popularity(w)
+	p.targets.MultiShardWriteTxnsAtDB = p.spansAtDatabase(w)
 	var err error
 	if p.inject, err = newInjectPlan(w); err != nil {
 		return nil, fmt.Errorf("workload %q: %w", w.Name, err)
@@ -345,8 +350,12 @@ func (p *Plan) popularity(w *workload.Workload) {
 
 // Next fills req with the next request, reusing its slices.
 func (gen *Generator) Next(req *tao.Request) {
+	gen.next(req, gen.classes.draw(&gen.rng))
+}
+
+// next fills req with a request of class c.
+func (gen *Generator) next(req *tao.Request, c tao.Class) {
 	r := &gen.rng
-	c := gen.classes.draw(r)
 	n := 1
 	switch c {
 	case tao.ReadTxn:
