@@ -102,7 +102,7 @@ func Compare(w *workload.Workload, t gen.Targets, c *result.Counters) []result.F
 		}
 		rows = append(rows, share("non-empty ranges of 1 edge", t.RangeSizeOne, ModelGraph, c.RangeSizes[0], c.RangeNonEmpty, note))
 		mean := result.FidelityRow{Figure: "rows per edge_range_read (mean)", Target: t.MeanRangeRows, N: c.RangeReads, P: -1,
-			Note: fmt.Sprintf("graph expectation at limit %d", w.RangeLimit)}
+			Note: limitsNote(w)}
 		mean.Observed = float64(c.RangeRows) / float64(c.RangeReads)
 		mean.Tolerance = MeanTolerance * t.MeanRangeRows
 		mean.Verdict = verdict(c.RangeReads, math.Abs(mean.Observed-t.MeanRangeRows) <= mean.Tolerance)

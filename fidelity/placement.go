@@ -2,10 +2,12 @@ package fidelity
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/workload"
 )
 
 // placementRows are the rows of where edges sit and what they point at:
@@ -42,4 +44,17 @@ func placementRows(g *graph.Graph, inv store.Inventory, objects int64) []result.
 		r.Verdict = result.Fail
 	}
 	return append(rows, r)
+}
+
+// limitsNote says at which limits the mean rows of range reads are
+// expected: range_limit, or the range_limits drawn.
+func limitsNote(w *workload.Workload) string {
+	if len(w.RangeLimits.Values) == 0 {
+		return fmt.Sprintf("graph expectation at limit %d", w.RangeLimit)
+	}
+	var b strings.Builder
+	for i, l := range w.RangeLimits.Values {
+		fmt.Fprintf(&b, " %d:%g", l, w.RangeLimits.Weights[i])
+	}
+	return "graph expectation over range_limits" + b.String()
 }
