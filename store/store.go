@@ -400,6 +400,10 @@ type Inventory struct {
 	// MissingExample is one such edge.
 	MissingTargets, MissingIDs int64
 	MissingExample             string
+	// Value sizes: forward edges with an empty value and the bytes of the
+	// rest; loaded objects and their values' bytes.
+	EdgeValuesEmpty, EdgeValueBytes int64
+	ObjectValues, ObjectValueBytes  int64
 }
 
 // Inspector is a Database that can take its Inventory and tell how many

@@ -28,6 +28,18 @@ func (db *DB) inspectPlacement(ctx context.Context, inv *store.Inventory) error 
 	if err != nil {
 		return err
 	}
+	// Value sizes, as TAO §7, Fig. 6 measures them (ASCII payloads: a
+	// character is a byte in every dialect).
+	err = q.query(ctx, fmt.Sprintf("SELECT COALESCE(SUM(CASE WHEN LENGTH(value) = 0 THEN 1 ELSE 0 END), 0), COALESCE(SUM(LENGTH(value)), 0) FROM edges WHERE %s IN (%s)", baseOf("type"), fwd), nil,
+		func(scan func(...any) error) error { return scan(&inv.EdgeValuesEmpty, &inv.EdgeValueBytes) })
+	if err != nil {
+		return err
+	}
+	err = q.query(ctx, "SELECT COUNT(*), COALESCE(SUM(LENGTH(value)), 0) FROM objects WHERE (id >> 56) % 2 = 0", nil,
+		func(scan func(...any) error) error { return scan(&inv.ObjectValues, &inv.ObjectValueBytes) })
+	if err != nil {
+		return err
+	}
 	// Bit 56 marks ids created at run time (tao.NewID).
 	missing := fmt.Sprintf("FROM edges e WHERE (e.id2 >> 56) %% 2 = 0 AND NOT EXISTS (SELECT 1 FROM objects o WHERE o.id = e.id2)")
 	err = q.query(ctx, "SELECT COUNT(*), COUNT(DISTINCT e.id2) "+missing, nil, func(scan func(...any) error) error {
