@@ -3,7 +3,9 @@ package tao
 // SpansAtDatabase reports whether ops touch more than one shard at the
 // database: the shard of every op's id1 (its row, or its forward edge),
 // and for a write of an edge type with an inverse, the shard of its id2,
-// where the store writes the inverse row in the same transaction.
+// where the store writes the inverse row in the same transaction (an
+// update or delete writes it when it finds its row: the generator aims
+// them at edges that exist).
 func SpansAtDatabase(ops []Op) bool {
 	if len(ops) == 0 {
 		return false
