@@ -49,7 +49,7 @@ func share(figure string, target, model float64, hits, n int64, note string) res
 	if n > 0 {
 		r.Observed = float64(hits) / float64(n)
 	}
-	r.Tolerance = Sigmas*math.Sqrt(target*(1-target)/math.Max(float64(n), 1)) + model
+	r.Tolerance = Sigmas*math.Sqrt(math.Max(target*(1-target), 0)/math.Max(float64(n), 1)) + model
 	r.Verdict = verdict(n, math.Abs(r.Observed-target) <= r.Tolerance)
 	if target > 0 && r.Tolerance >= target && r.Verdict != result.Skipped {
 		r.Verdict = result.Skipped

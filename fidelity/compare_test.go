@@ -92,3 +92,15 @@ func TestShareToleranceCatchesDamage(t *testing.T) {
 		t.Errorf("1.9%% of 5,000 passes: %+v", r)
 	}
 }
+
+// TestShareTargetOne: a target of 1 (fanout's transactions all span
+// shards), or one a sum rounded just past it, has a finite tolerance and
+// passes when met.
+func TestShareTargetOne(t *testing.T) {
+	for _, target := range []float64{1, 1 + 1e-12} {
+		r := share("spans", target, ModelGraph, 1762, 1762, "")
+		if math.IsNaN(r.Tolerance) || r.Verdict != result.Pass {
+			t.Errorf("target %v, every one observed: %+v", target, r)
+		}
+	}
+}

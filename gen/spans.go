@@ -70,7 +70,7 @@ func (p *Plan) spansAtDatabase(w *workload.Workload) float64 {
 		}
 		total += pn * (m + (1-m)*off)
 	}
-	return total
+	return min(max(total, 0), 1) // sums of shares may round past 1
 }
 
 func normalised(w []float64) []float64 {
