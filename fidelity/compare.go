@@ -16,30 +16,61 @@ import (
 	"github.com/taobench/taobench/workload"
 )
 
-// Tolerances. A share passes when it is within ShareTolerance of its
-// target, widened to four standard errors when too few requests were seen
-// to tell that closely; a mean passes within MeanTolerance of its target,
-// relative. Fewer than MinObservations leave a row skipped.
+// Tolerances. A share passes within Sigmas standard errors of its
+// target (the sampling error of n observations) plus the row's stated
+// model error: how far the model may put the database from the target
+// (runs' own writes move lists, the graph's expectations are averages).
+// No fixed floor: at 100,000 observations a 19.6% share must be within
+// about 0.5 + 0.5 points. A share whose tolerance is not below its target
+// cannot be told from 0 and is skipped, as are rows of fewer than
+// MinObservations. A mean passes within MeanTolerance of its target,
+// relative: its spread (list sizes up to the limit) has no closed form.
 const (
-	ShareTolerance  = 0.02
+	Sigmas          = 4
 	MeanTolerance   = 0.25
 	MinObservations = 50
 )
 
-// share makes a row of an observed share hits/n against target.
-func share(figure string, target float64, hits, n int64, note string) result.FidelityRow {
+// Model errors of the share rows (docs/results.md, "Fidelity").
+const (
+	// ModelTargeted is the model error of a share the generator aims at
+	// key by key (hits, non-empty lists, counts, spans, new adds): only
+	// other clients' writes during the run move what a key finds.
+	ModelTargeted = 0.005
+	// ModelGraph is that of a share the graph's expectation sets (lists of
+	// one edge), averaged over sampled degrees of each outdegree piece.
+	ModelGraph = 0.01
+)
+
+// share makes a row of an observed share hits/n against target, passing
+// within Sigmas standard errors plus model.
+func share(figure string, target, model float64, hits, n int64, note string) result.FidelityRow {
 	r := result.FidelityRow{Figure: figure, Target: target, N: n, P: -1, Note: note}
 	if n > 0 {
 		r.Observed = float64(hits) / float64(n)
 	}
-	r.Tolerance = math.Max(ShareTolerance, 4*math.Sqrt(target*(1-target)/math.Max(float64(n), 1)))
+	r.Tolerance = Sigmas*math.Sqrt(math.Max(target*(1-target), 0)/math.Max(float64(n), 1)) + model
 	r.Verdict = verdict(n, math.Abs(r.Observed-target) <= r.Tolerance)
+	if target > 0 && r.Tolerance >= target && r.Verdict != result.Skipped {
+		r.Verdict = result.Skipped
+		r.Note = fmt.Sprintf("too few to tell %.4f from 0 (need %d); %s", target, needed(target, model), note)
+	}
 	return r
+}
+
+// needed is the observations a share of target needs for its tolerance to
+// fall below the target.
+func needed(target, model float64) int64 {
+	if target <= model {
+		return math.MaxInt64
+	}
+	d := (target - model) / Sigmas
+	return int64(math.Ceil(target*(1-target)/(d*d))) + 1
 }
 
 // atLeast makes a row that passes when the observed share is at least target.
 func atLeast(figure string, target float64, hits, n int64, note string) result.FidelityRow {
-	r := share(figure, target, hits, n, note)
+	r := share(figure, target, ModelTargeted, hits, n, note)
 	r.Verdict = verdict(n, r.Observed >= target-r.Tolerance)
 	return r
 }
@@ -59,38 +90,45 @@ func verdict(n int64, ok bool) string {
 func Compare(w *workload.Workload, t gen.Targets, c *result.Counters) []result.FidelityRow {
 	var rows []result.FidelityRow
 	if t.EdgeHitRate != workload.Natural && c.PointReads > 0 {
-		rows = append(rows, share("edge_point_read finds an edge", t.EdgeHitRate, c.PointHits, c.PointReads, "TAO: 19.6%"))
+		rows = append(rows, share("edge_point_read finds an edge", t.EdgeHitRate, ModelTargeted, c.PointHits, c.PointReads, "TAO §7, Fig. 3: 19.6%"))
 	}
 	if c.RangeReads > 0 {
 		if t.RangeNonEmpty != workload.Natural {
-			rows = append(rows, share("edge_range_read returns edges", t.RangeNonEmpty, c.RangeNonEmpty, c.RangeReads, "TAO: 31.0%"))
+			rows = append(rows, share("edge_range_read returns edges", t.RangeNonEmpty, ModelTargeted, c.RangeNonEmpty, c.RangeReads, "TAO §7, Fig. 3: 31.0%"))
 		}
 		note := fmt.Sprintf("workload target %.3f, graph expectation at correlation %.4f", w.RangeSizeOne, t.Correlation)
 		if !t.SizeOneReached {
 			note = fmt.Sprintf("the graph cannot reach the workload's %.3f at any correlation; target is the nearest, at correlation %.4f", w.RangeSizeOne, t.Correlation)
 		}
-		rows = append(rows, share("non-empty ranges of 1 edge", t.RangeSizeOne, c.RangeSizes[0], c.RangeNonEmpty, note))
+		rows = append(rows, share("non-empty ranges of 1 edge", t.RangeSizeOne, ModelGraph, c.RangeSizes[0], c.RangeNonEmpty, note))
 		mean := result.FidelityRow{Figure: "rows per edge_range_read (mean)", Target: t.MeanRangeRows, N: c.RangeReads, P: -1,
-			Note: fmt.Sprintf("graph expectation at limit %d", w.RangeLimit)}
+			Note: limitsNote(w)}
 		mean.Observed = float64(c.RangeRows) / float64(c.RangeReads)
 		mean.Tolerance = MeanTolerance * t.MeanRangeRows
 		mean.Verdict = verdict(c.RangeReads, math.Abs(mean.Observed-t.MeanRangeRows) <= mean.Tolerance)
 		rows = append(rows, mean)
 	}
-	if c.CountReads > 0 && t.RangeNonEmpty != workload.Natural {
-		rows = append(rows, share("edge_count_read counts edges", t.RangeNonEmpty, c.CountNonEmpty, c.CountReads, "range_nonempty"))
+	if c.CountReads > 0 && t.CountNonZero != workload.Natural {
+		rows = append(rows, share("edge_count_read counts edges", t.CountNonZero, ModelTargeted, c.CountNonEmpty, c.CountReads, "TAO §7, Fig. 4: 55% (45% return 0)"))
 	}
 	if c.TimeReads > 0 && t.TimeRangeNonEmpty != workload.Natural {
-		rows = append(rows, share("edge_time_read returns edges", t.TimeRangeNonEmpty, c.TimeNonEmpty, c.TimeReads, "TAO: 1.9%"))
+		rows = append(rows, share("edge_time_read returns edges", t.TimeRangeNonEmpty, ModelTargeted, c.TimeNonEmpty, c.TimeReads, "TAO §7, Fig. 3: 1.9%"))
 	}
 	if n := c.Txns[tao.WriteTxn]; n > 0 {
-		rows = append(rows, share("write transactions spanning shards", t.MultiShardWriteTxns, c.MultiShard[tao.WriteTxn], n, "TAOBench §3.3: 28.7%"))
+		// At the database: the stores write a bidirectional edge's inverse
+		// in the transaction, TAO apart from it (gen/spans.go), so the
+		// database sees more spanning than TAOBench's figure, which counts
+		// keys; the next row checks that figure.
+		rows = append(rows, share("write transactions spanning shards", t.MultiShardWriteTxnsAtDB, ModelGraph, c.MultiShardDB[tao.WriteTxn], n,
+			fmt.Sprintf("at the database, inverse rows included: the plan's expectation for keys spanning %.3f (TAOBench §3.3: 28.7%%) plus inverses", t.MultiShardWriteTxns)))
+		rows = append(rows, share("write transactions' keys spanning shards", t.MultiShardWriteTxns, ModelTargeted, c.MultiShard[tao.WriteTxn], n,
+			"by id1, as TAOBench counts (§3.3, Fig. 7: 28.7%); TAO writes inverses apart from the transaction"))
 	}
 	if n := c.Txns[tao.ReadTxn]; n > 0 {
-		rows = append(rows, share("read transactions spanning shards", t.MultiShardReadTxns, c.MultiShard[tao.ReadTxn], n, ""))
+		rows = append(rows, share("read transactions spanning shards", t.MultiShardReadTxns, ModelTargeted, c.MultiShard[tao.ReadTxn], n, ""))
 	}
 	if c.Adds > 0 {
-		rows = append(rows, share("edge_add inserting a new association", t.EdgeAddNew, c.AddsNew, c.Adds, "as the database reported"))
+		rows = append(rows, share("edge_add inserting a new association", t.EdgeAddNew, ModelTargeted, c.AddsNew, c.Adds, "as the database reported"))
 	}
 	if c.VersionDrawn > 0 {
 		rows = append(rows, atLeast("write_version draws that became checks", 0.95, c.VersionChecked, c.VersionDrawn,
@@ -106,7 +144,7 @@ func Compare(w *workload.Workload, t gen.Targets, c *result.Counters) []result.F
 			}
 		}
 	}
-	r := share("requests lost to errors, timeouts, conflicts", 0, failed, all, "a figure of the database, not the workload: should be 0")
+	r := share("requests lost to errors, timeouts, conflicts", 0, 0, failed, all, "a figure of the database, not the workload: should be 0")
 	r.Tolerance = 0.01
 	r.Verdict = verdict(all, r.Observed <= r.Tolerance)
 	rows = append(rows, r)

@@ -72,7 +72,8 @@ func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory) []resu
 		}
 	}
 	rows = append(rows, chi("objects per shard vs primary_shards", placed, w.PrimaryShards.Weights, "data placed as requests go: even per-key access"))
-	return rows
+	rows = append(rows, placementRows(g, inv, objects)...)
+	return append(rows, sizeRows(w, inv)...)
 }
 
 // chi makes a chi-square row: Target is the p-value a pass needs,

@@ -75,7 +75,9 @@ type Plan struct {
 	writeSize picker[int]
 	kinds     [tao.NumClasses]picker[tao.Kind]
 	primary   randdist.Alias
-	sizes     picker[int]
+	sizes     picker[int] // payload sizes of edges, and of objects unless objSizes has values
+	objSizes  picker[int]
+	limits    picker[int] // limits of list reads: none drawn (limit) unless range_limits is given
 	cats      picker[tao.EdgeCategory]
 	unique    picker[tao.EdgeCategory] // the unique categories, by their weights
 	opPred    picker[tao.Predicate]
@@ -91,6 +93,7 @@ type Plan struct {
 
 	// Fidelity targets (workload.Natural: untargeted).
 	hit, nonEmpty, timeNonEmpty float64
+	countNonZero                float64
 	multi                       [tao.NumClasses]float64 // P(span shards | transaction of 2+ ops)
 	addNew, race, freshShare    float64
 	pop                         popularity
@@ -104,6 +107,7 @@ type Targets struct {
 	EdgeHitRate       float64 // workload.Natural when untargeted
 	RangeNonEmpty     float64
 	TimeRangeNonEmpty float64
+	CountNonZero      float64
 	// RangeSizeOne is the share of non-empty list reads of one edge the
 	// plan expects; SizeOneReached is false when the graph cannot reach
 	// the workload's target at any correlation.
@@ -115,7 +119,11 @@ type Targets struct {
 	MeanRangeRows       float64
 	MultiShardWriteTxns float64
 	MultiShardReadTxns  float64
-	EdgeAddNew          float64
+	// MultiShardWriteTxnsAtDB is the share of write transactions expected
+	// to touch more than one shard at the database, the inverse rows of
+	// bidirectional writes included (spans.go).
+	MultiShardWriteTxnsAtDB float64
+	EdgeAddNew              float64
 }
 
 // Targets returns what the plan aims at.
@@ -188,6 +196,7 @@ func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 		hit:          w.EdgeHitRate,
 		nonEmpty:     w.RangeNonEmpty,
 		timeNonEmpty: w.TimeRangeNonEmpty,
+		countNonZero: w.CountNonZero,
 		addNew:       w.EdgeAddNew,
 		race:         w.UniqueAddRace,
 		freshShare:   w.NewContentShare,
@@ -206,6 +215,9 @@ func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 	p.kinds[tao.WriteTxn], errs[6] = newPicker(w.WriteTxnKinds, tao.ObjUpdate)
 	p.primary, errs[7] = randdist.NewAlias(w.PrimaryShards.Weights)
 	p.sizes, errs[8] = newPicker(w.PayloadSizes, 0)
+	if err := p.readMix(w); err != nil {
+		return nil, fmt.Errorf("workload %q: %w", w.Name, err)
+	}
 	p.opPred, errs[9] = newPicker(w.OpPredicates, tao.PredNone)
 	p.txnPred, errs[10] = newPicker(w.TxnPredicates, tao.PredNone)
 	p.predCount, errs[11] = newPicker(w.TxnPredicateCounts, 0)
@@ -239,6 +251,7 @@ func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 	}
 	p.multiShard(w)
 	p.popularity(w)
+	p.targets.MultiShardWriteTxnsAtDB = p.spansAtDatabase(w)
 	var err error
 	if p.inject, err = newInjectPlan(w); err != nil {
 		return nil, fmt.Errorf("workload %q: %w", w.Name, err)
@@ -278,7 +291,18 @@ func (p *Plan) popularity(w *workload.Workload) {
 		pop = workload.DefaultEdgeReadPopularity()
 	}
 	uni, cor := pieceWeights(p.g, pop)
-	ls := newListShares(p.g, p.limit)
+	// One table of list odds per limit a read may ask for (range_limits).
+	limits := w.Limits()
+	lsum := 0.0
+	for _, x := range limits.Weights {
+		lsum += x
+	}
+	lss := make([]listShares, len(limits.Values))
+	for i, l := range limits.Values {
+		if limits.Weights[i] > 0 {
+			lss[i] = newListShares(p.g, l)
+		}
+	}
 	var cats [tao.NumEdgeCategories]float64
 	sum := 0.0
 	for i, c := range w.EdgeTypes.Values {
@@ -297,8 +321,16 @@ func (p *Plan) popularity(w *workload.Workload) {
 	for i := range primary {
 		primary[i] /= psum
 	}
-	stats := func(corr float64) (float64, float64, float64) {
-		return rangeStats(&ls, uni, cor, corr, p.g.Pieces(), primary, cats)
+	stats := func(corr float64) (one, rowsNE, rowsNat float64) {
+		for i := range lss {
+			if limits.Weights[i] == 0 {
+				continue
+			}
+			o, ne, nat := rangeStats(&lss[i], uni, cor, corr, p.g.Pieces(), primary, cats)
+			f := limits.Weights[i] / lsum
+			one, rowsNE, rowsNat = one+f*o, rowsNE+f*ne, rowsNat+f*nat
+		}
+		return
 	}
 	corr, reached := w.EdgeReadCorrelation, true
 	if corr == workload.Auto {
@@ -318,8 +350,12 @@ func (p *Plan) popularity(w *workload.Workload) {
 
 // Next fills req with the next request, reusing its slices.
 func (gen *Generator) Next(req *tao.Request) {
+	gen.next(req, gen.classes.draw(&gen.rng))
+}
+
+// next fills req with a request of class c.
+func (gen *Generator) next(req *tao.Request, c tao.Class) {
 	r := &gen.rng
-	c := gen.classes.draw(r)
 	n := 1
 	switch c {
 	case tao.ReadTxn:
@@ -439,14 +475,14 @@ func (gen *Generator) op(op *tao.Op, k tao.Kind, shard int) {
 			}
 		}
 		if k == tao.ObjUpdate {
-			gen.write(op)
+			gen.writeObject(op)
 		}
 		return
 	case tao.ObjAdd:
 		// Run, client and seq wrap at their bit widths (docs/graph.md).
 		op.ID1, _ = tao.NewID(shard, gen.run&(1<<tao.RunBits-1), int(gen.client&(1<<tao.ClientBits-1)), gen.seq&(1<<tao.SeqBits-1))
 		gen.seq++
-		gen.write(op)
+		gen.writeObject(op)
 		return
 	}
 	c := gen.cats.draw(r)
@@ -467,8 +503,13 @@ func (gen *Generator) op(op *tao.Op, k tao.Kind, shard int) {
 		}
 	case tao.EdgeRangeRead, tao.EdgeCountRead:
 		// List reads keep to the graph's lists, whose sizes the targets
-		// are computed over; new content is read by point reads.
-		n, j := gen.list(shard, c, gen.wantList(gen.nonEmpty))
+		// are computed over; new content is read by point reads. Counts
+		// have their own target (TAO §7, Fig. 4: 55% non-zero).
+		p := gen.nonEmpty
+		if k == tao.EdgeCountRead {
+			p = gen.countNonZero
+		}
+		n, j := gen.list(shard, c, gen.wantList(p))
 		op.ID1, op.Type = n.ID, typeOf(c, j)
 	case tao.EdgeTimeRead:
 		want := gen.wantList(gen.timeNonEmpty)
@@ -542,11 +583,11 @@ func (gen *Generator) finishEdge(op *tao.Op) {
 	r := &gen.rng
 	switch op.Kind {
 	case tao.EdgeRangeRead:
-		op.ID2, op.Limit = 0, gen.limit
+		op.ID2, op.Limit = 0, gen.limits.draw(r)
 	case tao.EdgeCountRead:
 		op.ID2 = 0
 	case tao.EdgeTimeRead:
-		op.ID2, op.Limit = 0, gen.limit
+		op.ID2, op.Limit = 0, gen.limits.draw(r)
 		if op.High == 0 {
 			span := uint64(gen.thi - gen.tlo)
 			a, b := gen.tlo+int64(r.Uint64N(span)), gen.tlo+int64(r.Uint64N(span))

@@ -153,6 +153,9 @@ func newListShares(g *graph.Graph, limit int) listShares {
 				d := lo + int(int64(i)*int64(hi-lo+1)/int64(n))
 				d = min(d, g.MaxOutdegree())
 				one, ne, rows := g.ListOdds(c, d, limit)
+				if limit == 1 {
+					one = ne // a read of limit 1 returns one row of any non-empty list
+				}
 				ls.one[c][k] += one / float64(n)
 				ls.nonEmpty[c][k] += ne / float64(n)
 				ls.rows[c][k] += rows / float64(n)

@@ -32,7 +32,9 @@ type Counts struct {
 	PrimaryShards map[int]int64
 	RemoteShards  map[int]int64 // id2 shard of each node's first edge op that has an id2
 	EdgeTypes     map[tao.EdgeCategory]int64
-	PayloadSizes  map[int]int64
+	PayloadSizes  map[int]int64 // of edge writes, and of object writes unless the workload sizes objects apart
+	ObjectSizes   map[int]int64 // of object writes, when object_payload_sizes is given
+	RangeLimits   map[int]int64 // limits of range and time-range reads
 	OpPredicates  map[tao.Predicate]int64
 	TxnPredicates map[tao.Predicate]int64
 	TxnPredCounts map[int]int64
@@ -43,7 +45,7 @@ func newCounts() *Counts {
 	c := &Counts{
 		Requests: map[tao.Class]int64{}, ReadTxnSizes: map[int]int64{}, WriteTxnSizes: map[int]int64{},
 		PrimaryShards: map[int]int64{}, RemoteShards: map[int]int64{}, EdgeTypes: map[tao.EdgeCategory]int64{},
-		PayloadSizes: map[int]int64{}, OpPredicates: map[tao.Predicate]int64{}, TxnPredicates: map[tao.Predicate]int64{},
+		PayloadSizes: map[int]int64{}, ObjectSizes: map[int]int64{}, RangeLimits: map[int]int64{}, OpPredicates: map[tao.Predicate]int64{}, TxnPredicates: map[tao.Predicate]int64{},
 		TxnPredCounts: map[int]int64{}, ReadTiers: map[tao.Tier]int64{},
 	}
 	for i := range c.Kinds {
@@ -108,8 +110,16 @@ func Observe(w *workload.Workload, g *graph.Graph, n int, seed uint64) (*Counts,
 			op := &req.Ops[i]
 			c.Kinds[req.Class][op.Kind]++
 			switch op.Kind {
-			case tao.ObjAdd, tao.ObjUpdate, tao.EdgeAdd, tao.EdgeUpdate:
+			case tao.ObjAdd, tao.ObjUpdate:
+				if len(w.ObjectPayloadSizes.Values) > 0 {
+					c.ObjectSizes[len(op.Payload)]++
+				} else {
+					c.PayloadSizes[len(op.Payload)]++
+				}
+			case tao.EdgeAdd, tao.EdgeUpdate:
 				c.PayloadSizes[len(op.Payload)]++
+			case tao.EdgeRangeRead, tao.EdgeTimeRead:
+				c.RangeLimits[op.Limit]++
 			}
 			if !op.Kind.IsEdge() {
 				continue
@@ -149,6 +159,8 @@ func Compare(w *workload.Workload, c *Counts) []Row {
 		row("remote_shards", w.RemoteShards, c.RemoteShards, "every edge op"),
 		row("edge_types", w.EdgeTypes, c.EdgeTypes, "every edge op"),
 		row("payload_sizes", w.PayloadSizes, c.PayloadSizes, ""),
+		row("object_payload_sizes", w.ObjectPayloadSizes, c.ObjectSizes, ""),
+		row("range_limits", w.Limits(), c.RangeLimits, "range and time-range reads"),
 		row("operation_predicates", w.OpPredicates, c.OpPredicates, ""),
 		row("txn_predicates", w.TxnPredicates, c.TxnPredicates, ""),
 		row("txn_predicate_counts", w.TxnPredicateCounts, c.TxnPredCounts, ""),

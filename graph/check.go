@@ -99,6 +99,18 @@ func CheckWorkload(w *workload.Workload) error {
 			}
 			return nil
 		}},
+		{"object_payload_sizes", w.ObjectPayloadSizes.Weights, len(w.ObjectPayloadSizes.Values), false, func(i int) error {
+			if s := w.ObjectPayloadSizes.Values[i]; s < 0 || s > MaxPayload {
+				return fmt.Errorf("value %d is %d bytes: sizes run 0..%d", i, s, MaxPayload)
+			}
+			return nil
+		}},
+		{"range_limits", w.RangeLimits.Weights, len(w.RangeLimits.Values), false, func(i int) error {
+			if l := w.RangeLimits.Values[i]; l < 1 {
+				return fmt.Errorf("value %d is %d: give limits of 1 row or more", i, l)
+			}
+			return nil
+		}},
 		{"edge_types", w.EdgeTypes.Weights, len(w.EdgeTypes.Values), true, func(i int) error {
 			if w.EdgeTypes.Values[i] >= tao.NumEdgeCategories {
 				return fmt.Errorf("value %d is not an edge category", i)

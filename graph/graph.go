@@ -75,6 +75,8 @@ type Graph struct {
 	remoteCum   []float64 // cumulative, by shard
 	sizes       []int
 	sizeA       randdist.Alias
+	objSizes    []int // objects' value sizes (object_payload_sizes, else payload_sizes)
+	objSizeA    randdist.Alias
 	payload     []byte
 	hash        string
 	expected    float64 // expected forward edges the load writes
@@ -141,7 +143,12 @@ func New(w *workload.Workload, seed uint64, edges int64) (*Graph, error) {
 	if g.sizeA, err = randdist.NewAlias(w.PayloadSizes.Weights); err != nil {
 		return nil, err
 	}
-	g.payload = newPayload(seed, slices.Max(g.sizes)+payloadSlack)
+	objSizes := w.ObjectPayloads()
+	g.objSizes = slices.Clone(objSizes.Values)
+	if g.objSizeA, err = randdist.NewAlias(objSizes.Weights); err != nil {
+		return nil, err
+	}
+	g.payload = newPayload(seed, max(slices.Max(g.sizes), slices.Max(g.objSizes))+payloadSlack)
 	if err := g.place(w.PrimaryShards.Weights); err != nil {
 		return nil, err
 	}
@@ -665,7 +672,7 @@ func (g *Graph) AppendNode(shard int, index int64, objs []tao.Object, edges []ta
 		ID:      n.ID,
 		Time:    TimeBase + int64(randdist.Below(field(n.base, fTime), TimeSpan)),
 		Version: 1,
-		Value:   g.value(field(n.base, fSize)),
+		Value:   g.Payload(g.objSizes[g.objSizeA.Pick(field(n.base, fSize))], field(n.base, fSize)),
 	})
 	start := len(edges)
 	for c := range tao.NumEdgeCategories {

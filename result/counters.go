@@ -51,7 +51,8 @@ type Counters struct {
 	TimeReads           int64                                  `json:"time_reads"`           // edge_time_read ops
 	TimeNonEmpty        int64                                  `json:"time_nonempty"`        // of those, returned rows
 	Txns                [tao.NumClasses]int64                  `json:"txns"`                 // by class: read_txn and write_txn
-	MultiShard          [tao.NumClasses]int64                  `json:"multi_shard"`          // of those, spanning shards
+	MultiShard          [tao.NumClasses]int64                  `json:"multi_shard"`          // of those, spanning shards by their keys' id1
+	MultiShardDB        [tao.NumClasses]int64                  `json:"multi_shard_at_db"`    // of those, touching 2+ shards at the database, inverse rows included
 	Adds                int64                                  `json:"edge_adds"`            // edge_add ops that committed
 	AddsNew             int64                                  `json:"edge_adds_new"`        // of those, inserted a new row
 	NoopWrites          int64                                  `json:"noop_writes"`          // committed updates and deletes that found no row
@@ -75,6 +76,9 @@ func (c *Counters) Observe(req *tao.Request, res *tao.Result) {
 		c.Txns[req.Class]++
 		if spans(req.Ops) {
 			c.MultiShard[req.Class]++
+		}
+		if tao.SpansAtDatabase(req.Ops) {
+			c.MultiShardDB[req.Class]++
 		}
 	}
 	for _, p := range req.Predicates {
@@ -187,6 +191,7 @@ func (c *Counters) Merge(o *Counters) {
 	for i := range c.Txns {
 		c.Txns[i] += o.Txns[i]
 		c.MultiShard[i] += o.MultiShard[i]
+		c.MultiShardDB[i] += o.MultiShardDB[i]
 		for j := range c.Outcomes[i] {
 			c.Outcomes[i][j] += o.Outcomes[i][j]
 		}

@@ -19,7 +19,7 @@ func TestObserveCountsWhatTheStoreSaid(t *testing.T) {
 			tao.Result{Outcome: tao.NotFound, Ops: []tao.OpResult{{}}}},
 		{tao.Request{Class: tao.ReadTxn, Ops: []tao.Op{{Kind: tao.EdgeRangeRead, ID1: s0}, {Kind: tao.EdgeRangeRead, ID1: s1}, {Kind: tao.EdgeRangeRead, ID1: s1}}},
 			tao.Result{Outcome: tao.OK, Ops: []tao.OpResult{{Rows: 1}, {Rows: 5}, {}}}},
-		{tao.Request{Class: tao.WriteTxn, Ops: []tao.Op{{Kind: tao.EdgeAdd, ID1: s0}, {Kind: tao.EdgeAdd, ID1: s0}, {Kind: tao.ObjUpdate, ID1: s0}},
+		{tao.Request{Class: tao.WriteTxn, Ops: []tao.Op{{Kind: tao.EdgeAdd, ID1: s0}, {Kind: tao.EdgeAdd, ID1: s0, Type: tao.TypeBidirectional, ID2: s1}, {Kind: tao.ObjUpdate, ID1: s0}},
 			Predicates: []tao.Predicate{tao.PredWriteVersion}, Checks: []tao.Check{{Pred: tao.PredWriteVersion}}},
 			tao.Result{Outcome: tao.OK, Ops: []tao.OpResult{{Found: false}, {Found: true}, {Found: false}}}},
 		{tao.Request{Class: tao.Write, Ops: []tao.Op{{Kind: tao.ObjAdd, ID1: s0}}, Predicates: []tao.Predicate{tao.PredWriteVersion}},
@@ -36,6 +36,9 @@ func TestObserveCountsWhatTheStoreSaid(t *testing.T) {
 	want.RangeSizes[0], want.RangeSizes[2] = 1, 1
 	want.Txns[tao.ReadTxn], want.MultiShard[tao.ReadTxn] = 1, 1
 	want.Txns[tao.WriteTxn] = 1
+	// Its keys' id1 share shard 0, but the bidirectional add writes its
+	// inverse on shard 1 in the same transaction.
+	want.MultiShardDB[tao.ReadTxn], want.MultiShardDB[tao.WriteTxn] = 1, 1
 	want.Outcomes[tao.Read][tao.OK], want.Outcomes[tao.Read][tao.NotFound] = 1, 1
 	want.Outcomes[tao.ReadTxn][tao.OK], want.Outcomes[tao.WriteTxn][tao.OK] = 1, 1
 	want.Outcomes[tao.Write][tao.OK], want.Outcomes[tao.Write][tao.UniqueViolation] = 1, 1

@@ -121,11 +121,28 @@ func completeness(ctx context.Context, db store.Database, meta map[string]string
 	for _, n := range inv.Objects {
 		objects += n
 	}
+	var vs []store.Violation
 	if runs == 0 && objects != g.Nodes() {
-		return []store.Violation{{Invariant: "every loaded object exists", Count: g.Nodes() - objects,
-			Example: fmt.Sprintf("%d of the graph's %d objects, and no run since the load", objects, g.Nodes())}}
+		vs = append(vs, store.Violation{Invariant: "every loaded object exists", Count: g.Nodes() - objects,
+			Example: fmt.Sprintf("%d of the graph's %d objects, and no run since the load", objects, g.Nodes())})
 	}
-	return nil
+	if v, ok := missingTargets(g, inv, objects); ok {
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// missingTargets is the violation of edges pointing at loaded ids with no
+// object, when more ids are missing than runs can have deleted (TAO keeps
+// an object's associations when it deletes the object, so edges to
+// deleted objects are no damage).
+func missingTargets(g *graph.Graph, inv store.Inventory, objects int64) (store.Violation, bool) {
+	deleted := max(g.Nodes()-objects, 0)
+	if inv.MissingIDs <= deleted {
+		return store.Violation{}, false
+	}
+	return store.Violation{Invariant: "association points at an object the graph says exists", Count: inv.MissingTargets,
+		Example: fmt.Sprintf("%s; %d ids missing, %d loaded objects deleted", inv.MissingExample, inv.MissingIDs, deleted)}, true
 }
 
 // Runs is how many run numbers the database has handed out; ok is false

@@ -393,6 +393,17 @@ type Inventory struct {
 	// the shard of their id2.
 	EdgesByBase   map[int64]int64
 	EdgesByShard2 map[int]int64
+	// EdgesByShard1 counts forward edges by the shard of their id1.
+	EdgesByShard1 map[int]int64
+	// MissingTargets counts edges (forward and inverse) whose id2 is a
+	// loaded node's id with no object, MissingIDs the distinct such ids;
+	// MissingExample is one such edge.
+	MissingTargets, MissingIDs int64
+	MissingExample             string
+	// Value sizes: forward edges with an empty value and the bytes of the
+	// rest; loaded objects and their values' bytes.
+	EdgeValuesEmpty, EdgeValueBytes int64
+	ObjectValues, ObjectValueBytes  int64
 }
 
 // Inspector is a Database that can take its Inventory and tell how many

@@ -13,11 +13,13 @@ const (
 	DefaultEmptySlots   = 0.1
 	DefaultRangeLimit   = 6000 // TAO's per-type cap on list reads
 
-	// TAO paper (ATC 2013) §6 and Fig. 3-5: what edge reads find.
+	// TAO paper (ATC 2013) §7, Fig. 3-5: what edge reads find.
 	DefaultEdgeHitRate       = 0.196
 	DefaultRangeNonEmpty     = 0.31
 	DefaultTimeRangeNonEmpty = 0.019
-	DefaultRangeSizeOne      = 0.64
+	// Fig. 4: 45% of assoc_count calls return zero.
+	DefaultCountNonZero = 0.55
+	DefaultRangeSizeOne = 0.64
 	// TAOBench §3.3: 28.7% of write transactions span more than one shard;
 	// TAO gives no figure for read transactions, so they take the same.
 	DefaultMultiShardTxns = 0.287
@@ -165,6 +167,7 @@ func applyDefaults(w *Workload, seen map[string]bool) {
 		{"edge_hit_rate", &w.EdgeHitRate, DefaultEdgeHitRate},
 		{"range_nonempty", &w.RangeNonEmpty, DefaultRangeNonEmpty},
 		{"time_range_nonempty", &w.TimeRangeNonEmpty, DefaultTimeRangeNonEmpty},
+		{"count_nonzero", &w.CountNonZero, DefaultCountNonZero},
 		{"range_size_one", &w.RangeSizeOne, DefaultRangeSizeOne},
 		{"edge_read_correlation", &w.EdgeReadCorrelation, Auto},
 		{"multi_shard_write_txns", &w.MultiShardWriteTxns, DefaultMultiShardTxns},

@@ -91,9 +91,12 @@ var fields = []field{
 		return err
 	}},
 	{name: "range_limit", scalar: true, native: true, set: setScalarInt(func(w *Workload) *int { return &w.RangeLimit })},
+	{name: "range_limits", native: true, set: setInts(func(w *Workload) *Dist[int] { return &w.RangeLimits })},
+	{name: "object_payload_sizes", native: true, set: setInts(func(w *Workload) *Dist[int] { return &w.ObjectPayloadSizes })},
 	{name: "edge_hit_rate", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.EdgeHitRate }, "natural")},
 	{name: "range_nonempty", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.RangeNonEmpty }, "natural")},
 	{name: "time_range_nonempty", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.TimeRangeNonEmpty }, "natural")},
+	{name: "count_nonzero", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.CountNonZero }, "natural")},
 	{name: "range_size_one", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.RangeSizeOne }, "")},
 	{name: "edge_read_correlation", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.EdgeReadCorrelation }, "auto")},
 	{name: "edge_read_popularity", native: true, set: setInts(func(w *Workload) *Dist[int] { return &w.EdgeReadPopularity })},

@@ -9,7 +9,7 @@ import (
 
 // GraphHash returns a short stable hex digest of exactly the fields the
 // computed graph depends on: primary_shards (which places the data),
-// remote_shards, edge_types, payload_sizes, outdegree, max_outdegree and
+// remote_shards, edge_types, payload_sizes (and object_payload_sizes), outdegree, max_outdegree and
 // empty_slots. A load records it
 // so that a run can refuse a database loaded with a different graph.
 // Weights enter as written: scaling a distribution changes the hash.
@@ -20,6 +20,10 @@ func (w *Workload) GraphHash() string {
 	hashDist(h, "remote_shards", w.RemoteShards.Values, w.RemoteShards.Weights)
 	hashDist(h, "edge_types", w.EdgeTypes.Values, w.EdgeTypes.Weights)
 	hashDist(h, "payload_sizes", w.PayloadSizes.Values, w.PayloadSizes.Weights)
+	if d := w.ObjectPayloadSizes; len(d.Values) > 0 {
+		// Only when given, so the graphs of workloads without it keep their hash.
+		hashDist(h, "object_payload_sizes", d.Values, d.Weights)
+	}
 	hashDist(h, "outdegree", w.Outdegree.Values, w.Outdegree.Weights)
 	fmt.Fprintf(h, "max_outdegree %d\nempty_slots %s\n", w.MaxOutdegree, formatFloat(w.EmptySlots))
 	return hex.EncodeToString(h.Sum(nil)[:8])

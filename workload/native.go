@@ -273,9 +273,16 @@ func Write(w io.Writer, wl *Workload) error {
 	scalar("empty_slots", formatFloat(wl.EmptySlots))
 	scalar("key_skew", formatSkew(wl.KeySkew))
 	scalar("range_limit", strconv.Itoa(wl.RangeLimit))
+	if len(wl.RangeLimits.Values) > 0 {
+		writeInts(bw, "range_limits", wl.RangeLimits)
+	}
+	if len(wl.ObjectPayloadSizes.Values) > 0 {
+		writeInts(bw, "object_payload_sizes", wl.ObjectPayloadSizes)
+	}
 	scalar("edge_hit_rate", formatFraction(wl.EdgeHitRate, "natural"))
 	scalar("range_nonempty", formatFraction(wl.RangeNonEmpty, "natural"))
 	scalar("time_range_nonempty", formatFraction(wl.TimeRangeNonEmpty, "natural"))
+	scalar("count_nonzero", formatFraction(wl.CountNonZero, "natural"))
 	scalar("range_size_one", formatFraction(wl.RangeSizeOne, ""))
 	scalar("edge_read_correlation", formatFraction(wl.EdgeReadCorrelation, "auto"))
 	writeInts(bw, "edge_read_popularity", wl.EdgeReadPopularity)

@@ -216,6 +216,24 @@ func (w *Workload) checkScalars() error {
 	if w.RangeLimit < 1 {
 		return errorf("range_limit", "%d: give a positive row limit (TAO uses 6000)", w.RangeLimit)
 	}
+	if err := checkDist("range_limits", w.RangeLimits, "", func(n int) string {
+		if n < 1 || n > w.RangeLimit {
+			return fmt.Sprintf("limit %d: give limits from 1 to range_limit (%d), the cap of every list read", n, w.RangeLimit)
+		}
+		return ""
+	}); err != nil {
+		return err
+	}
+	if len(w.ObjectPayloadSizes.Values) > 0 {
+		if err := checkDist("object_payload_sizes", w.ObjectPayloadSizes, "give sizes in bytes with their weights", func(n int) string {
+			if n < 0 || n > MaxPayload {
+				return fmt.Sprintf("size %d: payloads have 0 to %d bytes", n, MaxPayload)
+			}
+			return ""
+		}); err != nil {
+			return err
+		}
+	}
 	for _, f := range []struct {
 		name    string
 		v       float64
@@ -223,6 +241,7 @@ func (w *Workload) checkScalars() error {
 	}{
 		{"edge_hit_rate", w.EdgeHitRate, true}, {"range_nonempty", w.RangeNonEmpty, true},
 		{"time_range_nonempty", w.TimeRangeNonEmpty, true}, {"range_size_one", w.RangeSizeOne, false},
+		{"count_nonzero", w.CountNonZero, true},
 		{"edge_read_correlation", w.EdgeReadCorrelation, true},
 		{"multi_shard_write_txns", w.MultiShardWriteTxns, false}, {"multi_shard_read_txns", w.MultiShardReadTxns, false},
 		{"edge_add_new", w.EdgeAddNew, false}, {"unique_add_race", w.UniqueAddRace, false},

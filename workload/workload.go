@@ -89,14 +89,24 @@ type Workload struct {
 
 	// RangeLimit caps the rows of range and time-range reads (TAO: 6,000).
 	RangeLimit int
+	// RangeLimits is the limit a range or time-range read asks for, each
+	// at most RangeLimit (TAO §7, Fig. 5: 12% of queries limit 1, 95% of
+	// the rest 1000 or more). Absent (empty): every read asks for
+	// RangeLimit.
+	RangeLimits Dist[int]
+	// ObjectPayloadSizes is the size of objects' values, when it differs
+	// from PayloadSizes (TAO §7, Fig. 6: objects hold more than
+	// associations). Absent (empty): PayloadSizes serves both.
+	ObjectPayloadSizes Dist[int]
 
 	// What edge reads find, transactions span and writes create: targets
 	// the generator meets on the database (docs/graph.md, "Key choice").
 	// A fraction of Natural means untargeted: the key is whatever the
 	// popularity model draws.
 	EdgeHitRate       float64 // edge_point_read that target an existing edge (TAO: 0.196)
-	RangeNonEmpty     float64 // edge_range_read and edge_count_read of a non-empty list (TAO: 0.31)
+	RangeNonEmpty     float64 // edge_range_read of a non-empty list (TAO: 0.31)
 	TimeRangeNonEmpty float64 // edge_time_read whose window holds an edge (TAO: 0.019)
+	CountNonZero      float64 // edge_count_read of a non-empty list (TAO: 0.55, Fig. 4)
 	// RangeSizeOne is the share of non-empty list reads whose list has one
 	// edge (TAO: 0.64); when EdgeReadCorrelation is Auto it is solved for.
 	RangeSizeOne float64
@@ -181,3 +191,21 @@ const (
 
 // Shards returns the shard count.
 func (w *Workload) Shards() int { return len(w.PrimaryShards.Values) }
+
+// Limits returns the limits range and time-range reads ask for:
+// RangeLimits, or RangeLimit alone when it is absent.
+func (w *Workload) Limits() Dist[int] {
+	if len(w.RangeLimits.Values) > 0 {
+		return w.RangeLimits
+	}
+	return Dist[int]{Values: []int{w.RangeLimit}, Weights: []float64{1}}
+}
+
+// ObjectPayloads returns the size distribution of objects' values:
+// ObjectPayloadSizes, or PayloadSizes when it is absent.
+func (w *Workload) ObjectPayloads() Dist[int] {
+	if len(w.ObjectPayloadSizes.Values) > 0 {
+		return w.ObjectPayloadSizes
+	}
+	return w.PayloadSizes
+}

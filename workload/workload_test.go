@@ -64,11 +64,11 @@ func TestBuiltinsMatchOriginals(t *testing.T) {
 		return
 	}
 	infos := Builtins()
-	if len(infos) != len(builtinDescriptions)+3+len(workloadT) {
-		t.Fatalf("Builtins() = %v, want %d entries (the originals, linkbench, workload T, fanout and preconditioned)", infos, len(builtinDescriptions)+3+len(workloadT))
+	if len(infos) != len(builtinDescriptions)+4+len(workloadT) {
+		t.Fatalf("Builtins() = %v, want %d entries (the originals, linkbench, tao, workload T, fanout and preconditioned)", infos, len(builtinDescriptions)+4+len(workloadT))
 	}
 	for _, in := range infos {
-		if in.Name == "linkbench" || in.Name == "fanout" || in.Name == "preconditioned" || workloadT[in.Name] {
+		if in.Name == "linkbench" || in.Name == "tao" || in.Name == "fanout" || in.Name == "preconditioned" || workloadT[in.Name] {
 			continue // TestLinkBenchBuiltin, TestWorkloadTBuiltins, TestFanoutBuiltin, TestPreconditionedBuiltin
 		}
 		if builtinDescriptions[in.Name] != in.Description {

@@ -159,8 +159,8 @@ func validateDB(ctx context.Context, e *env, dbURL string, gr graphSpec, cfg run
 	if err := textreport.WriteFidelity(e.stdout, v.Rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "workload %s on workload %s's graph, %d requests in %.0f s; a share passes within max(%.2f, 4 standard errors) of its target, a mean within %.0f%%, a distribution when p >= %g\n",
-		cfg.Workload.Name, v.GraphOf, v.Result.Summary.Requests(), v.Result.Measured.Seconds(), fidelity.ShareTolerance, 100*fidelity.MeanTolerance, gencheck.Alpha)
+	fmt.Fprintf(e.stdout, "workload %s on workload %s's graph, %d requests in %.0f s; a share passes within %d standard errors of its target plus the row's model error (%.3f targeted, %.3f graph expectation), a mean within %.0f%%, a distribution when p >= %g\n",
+		cfg.Workload.Name, v.GraphOf, v.Result.Summary.Requests(), v.Result.Measured.Seconds(), fidelity.Sigmas, fidelity.ModelTargeted, fidelity.ModelGraph, 100*fidelity.MeanTolerance, gencheck.Alpha)
 	if failed := fidelity.Failed(v.Rows); len(failed) > 0 {
 		hint := ""
 		if before > 0 {
@@ -203,7 +203,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if len(vs) == 0 {
-		fmt.Fprintf(e.stdout, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; unique types have at most one edge per (id1, type))\n",
+		fmt.Fprintf(e.stdout, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; edges point at objects that exist; unique types have at most one edge per (id1, type))\n",
 			s.Name(), bulkload.Describe(meta))
 		return nil
 	}

@@ -45,6 +45,9 @@ func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
 			return inv, fmt.Errorf("%s: taking the inventory: %w", db.name, err)
 		}
 	}
+	if err := db.inspectPlacement(ctx, &inv); err != nil {
+		return inv, fmt.Errorf("%s: taking the inventory: %w", db.name, err)
+	}
 	return inv, nil
 }
 

@@ -1,0 +1,60 @@
+package fidelity
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/workload"
+)
+
+// placementRows are the rows of where edges sit and what they point at:
+// forward edges per id1 shard against the graph's placement (each shard's
+// exact outdegree sum), and the ids edges point at that have no object
+// beyond those runs may have deleted (TAO does not delete an object's
+// associations with it, so an edge to a deleted object is no damage, but
+// more missing ids than deleted objects is). objects counts the loaded
+// objects present.
+func placementRows(g *graph.Graph, inv store.Inventory, objects int64) []result.FidelityRow {
+	byShard := make([]int64, g.Shards())
+	expected := make([]float64, g.Shards())
+	first, firstExp := 0.0, 0.0
+	var all int64
+	for s := range byShard {
+		byShard[s] = inv.EdgesByShard1[s]
+		expected[s] = g.ShardExpectedEdges(s)
+		all += byShard[s]
+	}
+	if all > 0 && g.ExpectedEdges() > 0 {
+		first, firstExp = float64(byShard[0])/float64(all), expected[0]/g.ExpectedEdges()
+	}
+	rows := []result.FidelityRow{chi("forward edges per id1 shard vs placement", byShard, expected,
+		fmt.Sprintf("each shard's outdegree sum (shard 0: %.3f stored, %.3f placed)", first, firstExp))}
+	deleted := max(g.Nodes()-objects, 0)
+	beyond := max(inv.MissingIDs-deleted, 0)
+	r := result.FidelityRow{Figure: "missing objects edges point at", Target: 0, Observed: float64(beyond), N: inv.MissingTargets, P: -1,
+		Note: fmt.Sprintf("beyond the %d loaded objects runs deleted: %d edges point at %d ids with no object", deleted, inv.MissingTargets, inv.MissingIDs)}
+	if inv.MissingExample != "" {
+		r.Note += "; e.g. " + inv.MissingExample
+	}
+	r.Verdict = result.Pass
+	if beyond > 0 {
+		r.Verdict = result.Fail
+	}
+	return append(rows, r)
+}
+
+// limitsNote says at which limits the mean rows of range reads are
+// expected: range_limit, or the range_limits drawn.
+func limitsNote(w *workload.Workload) string {
+	if len(w.RangeLimits.Values) == 0 {
+		return fmt.Sprintf("graph expectation at limit %d", w.RangeLimit)
+	}
+	var b strings.Builder
+	for i, l := range w.RangeLimits.Values {
+		fmt.Fprintf(&b, " %d:%g", l, w.RangeLimits.Weights[i])
+	}
+	return "graph expectation over range_limits" + b.String()
+}

@@ -1,0 +1,74 @@
+package fidelity
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/workload"
+)
+
+// ModelBytes is the model error of a mean value size, in bytes: sizes are
+// drawn exactly by the workload's weights, runs write from the same.
+const ModelBytes = 0.5
+
+// sizeRows set the stored values' sizes beside the workload's (TAO §7,
+// Fig. 6 measures associations' and objects' data sizes): the share of
+// forward edges with no data, their mean size when they have some, and
+// objects' mean size.
+func sizeRows(w *workload.Workload, inv store.Inventory) []result.FidelityRow {
+	var fwd int64
+	for _, n := range inv.EdgesByBase {
+		fwd += n
+	}
+	empty, meanNE, sdNE := sizeStats(w.PayloadSizes, true)
+	rows := []result.FidelityRow{share("associations with no data", empty, ModelTargeted, inv.EdgeValuesEmpty, fwd,
+		"payload_sizes (TAO §7, Fig. 6: 39.5%)")}
+	rows = append(rows, meanRow("association bytes when not empty (mean)", meanNE, sdNE, inv.EdgeValueBytes, fwd-inv.EdgeValuesEmpty,
+		"payload_sizes (TAO §7, Fig. 6: 97.8 B)"))
+	_, meanO, sdO := sizeStats(w.ObjectPayloads(), false)
+	note := "object_payload_sizes (TAO §7, Fig. 6: 673 B; the schema holds 150)"
+	if len(w.ObjectPayloadSizes.Values) == 0 {
+		note = "payload_sizes (objects and associations alike)"
+	}
+	return append(rows, meanRow("object bytes (mean)", meanO, sdO, inv.ObjectValueBytes, inv.ObjectValues, note))
+}
+
+// sizeStats returns d's share of 0, and the mean and standard deviation of
+// its sizes (of the sizes above 0 when nonEmpty).
+func sizeStats(d workload.Dist[int], nonEmpty bool) (zero, mean, sd float64) {
+	var all, w, s1, s2 float64
+	for i, v := range d.Values {
+		all += d.Weights[i]
+		if v == 0 {
+			zero += d.Weights[i]
+			if nonEmpty {
+				continue
+			}
+		}
+		w += d.Weights[i]
+		s1 += d.Weights[i] * float64(v)
+		s2 += d.Weights[i] * float64(v) * float64(v)
+	}
+	if all == 0 || w == 0 {
+		return 0, 0, 0
+	}
+	mean = s1 / w
+	return zero / all, mean, math.Sqrt(math.Max(s2/w-mean*mean, 0))
+}
+
+// meanRow makes a row of a mean of n values summing to sum against target,
+// passing within Sigmas standard errors (sd/sqrt(n)) plus ModelBytes.
+func meanRow(figure string, target, sd float64, sum, n int64, note string) result.FidelityRow {
+	r := result.FidelityRow{Figure: figure, Target: target, N: n, P: -1, Note: note}
+	if n > 0 {
+		r.Observed = float64(sum) / float64(n)
+	}
+	r.Tolerance = Sigmas*sd/math.Sqrt(math.Max(float64(n), 1)) + ModelBytes
+	r.Verdict = verdict(n, math.Abs(r.Observed-target) <= r.Tolerance)
+	if n > 0 && r.Verdict == result.Fail {
+		r.Note = fmt.Sprintf("%s; off by %.1f B", note, r.Observed-target)
+	}
+	return r
+}
