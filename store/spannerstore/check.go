@@ -137,14 +137,19 @@ func (db *DB) hasIndex(ctx context.Context) (bool, error) {
 	return false, fmt.Errorf("%s: looking for index EdgesByTime: %w", db.name, err)
 }
 
-// Inspect counts the rows by shard and type from two key scans.
+// Inspect counts the rows by shard and type, the value sizes, and the
+// edges that point at a loaded id with no object, from one scan of each
+// table. The missing targets are matched in the driver, as Check matches
+// inverses: it holds the loaded objects' ids, 8 bytes each.
 func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
-	inv := store.Inventory{Objects: map[int]int64{}, EdgesByBase: map[int64]int64{}, EdgesByShard2: map[int]int64{}}
-	ro := db.client.Single()
+	inv := store.Inventory{Objects: map[int]int64{}, EdgesByBase: map[int64]int64{}, EdgesByShard2: map[int]int64{}, EdgesByShard1: map[int]int64{}}
+	ro := db.client.ReadOnlyTransaction() // both scans on one snapshot
 	defer ro.Close()
-	err := ro.Read(ctx, "Objects", spanner.AllKeys(), []string{"Id"}).Do(func(r *spanner.Row) error {
+	loaded := map[int64]bool{}
+	err := ro.Read(ctx, "Objects", spanner.AllKeys(), []string{"Id", "Value"}).Do(func(r *spanner.Row) error {
 		var id int64
-		if err := r.Columns(&id); err != nil {
+		var v []byte
+		if err := r.Columns(&id, &v); err != nil {
 			return err
 		}
 		// id >> 56 is the shard and the created-at-run-time bit (graph ids).
@@ -152,15 +157,42 @@ func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
 			inv.NewObjects++
 		} else {
 			inv.Objects[int(k>>1)]++
+			inv.ObjectValues++
+			inv.ObjectValueBytes += int64(len(v))
+			loaded[id] = true
 		}
 		return nil
 	})
 	if err == nil {
-		err = db.scanEdges(ctx, func(id1 int64, t tao.EdgeType, id2 int64) {
+		missing := map[int64]bool{}
+		err = ro.Read(ctx, "Edges", spanner.AllKeys(), []string{"Id1", "Type", "Id2", "Value"}).Do(func(r *spanner.Row) error {
+			var id1, ti, id2 int64
+			var v []byte
+			if err := r.Columns(&id1, &ti, &id2, &v); err != nil {
+				return err
+			}
+			t := tao.EdgeType(ti)
 			if t.Base().IsForward() {
 				inv.EdgesByBase[int64(t.Base())]++
 				inv.EdgesByShard2[tao.ShardOf(id2)]++
+				inv.EdgesByShard1[tao.ShardOf(id1)]++
+				if len(v) == 0 {
+					inv.EdgeValuesEmpty++
+				}
+				inv.EdgeValueBytes += int64(len(v))
 			}
+			// Bit 56 marks ids created at run time (tao.NewID).
+			if (uint64(id2)>>(tao.ShardShift-1))&1 == 0 && !loaded[id2] {
+				inv.MissingTargets++
+				if !missing[id2] {
+					missing[id2] = true
+					inv.MissingIDs++
+				}
+				if inv.MissingExample == "" {
+					inv.MissingExample = fmt.Sprintf("edge (%d, %d, %d): no object %d (shard %d, index %d)", id1, ti, id2, id2, tao.ShardOf(id2), tao.IndexOf(id2))
+				}
+			}
+			return nil
 		})
 	}
 	if err != nil {
