@@ -108,7 +108,7 @@ var fields = []field{
 	{name: "racing_inserts", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.RacingInserts }, "")},
 	{name: "racing_copies", scalar: true, native: true, set: func(w *Workload, e *entry) error {
 		n, err := strconv.Atoi(e.scalar)
-		if err != nil || n < 2 || n > MaxRacingCopies {
+		if err != nil || n == 1 || n < 0 || n > MaxRacingCopies { // 0: the default, as in code
 			return errorf(e.field, "%q: give the number of identical requests of a race, 2 to %d", e.scalar, MaxRacingCopies)
 		}
 		w.RacingCopies = n
