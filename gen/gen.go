@@ -137,9 +137,9 @@ type Generator struct {
 	// with a new category would bias edge_types.
 	sameCat bool
 	lastCat tao.EdgeCategory
-	mem   memory
-	fresh recent
-	races []uint32 // per shard: contested unique adds issued so far
+	mem     memory
+	fresh   recent
+	races   []uint32 // per shard: contested unique adds issued so far
 	// injRng draws lock holds and injected failures, apart from rng so a
 	// workload's request stream is the same with and without them.
 	injRng randdist.Rand
