@@ -16,7 +16,11 @@ const (
 	tableKeys  = 1 << 16
 	tableSlots = 2 * tableKeys
 	bufferOps  = 256 // operations a client buffers before it takes the lock
-	topShare   = 0.01
+	// fullCount requests of a client are all counted; past them a client
+	// counts one in 2, 4, ... (its requests so far over fullCount), which
+	// keeps the null store's speed and leaves a database's runs whole.
+	fullCount = 1 << 16
+	topShare  = 0.01
 )
 
 // KeyTable counts the keys (the id1 of each operation) the database was
@@ -34,6 +38,7 @@ type KeyTable struct {
 	sampled  float64
 	universe int64
 	ops      [result.NumKeyClasses][2]int64
+	requests int64 // requests counted
 }
 
 type keySlot struct {
@@ -74,9 +79,11 @@ func keyClass(c tao.Class) int {
 // KeyBuffer is one client's buffer into a KeyTable; not safe for
 // concurrent use.
 type KeyBuffer struct {
-	t    *KeyTable
-	half int
-	ops  []bufferedOp
+	t        *KeyTable
+	half     int
+	seen     uint64 // requests offered
+	requests int64  // requests counted, not yet flushed
+	ops      []bufferedOp
 }
 
 type bufferedOp struct {
@@ -89,8 +96,14 @@ func (t *KeyTable) Buffer() *KeyBuffer {
 	return &KeyBuffer{t: t, ops: make([]bufferedOp, 0, bufferOps)}
 }
 
-// Add counts the keys of one request; requests alternate halves.
+// Add counts the keys of one request (past fullCount, of a thinning
+// share); counted requests alternate halves.
 func (b *KeyBuffer) Add(req *tao.Request) {
+	b.seen++
+	if stride := b.seen / fullCount; stride > 1 && b.seen%stride != 0 {
+		return
+	}
+	b.requests++
 	c := uint8(keyClass(req.Class))
 	h := uint8(b.half)
 	b.half ^= 1
@@ -108,11 +121,13 @@ func (b *KeyBuffer) Add(req *tao.Request) {
 
 // Flush hands the buffered operations to the table.
 func (b *KeyBuffer) Flush() {
-	if len(b.ops) == 0 {
+	if len(b.ops) == 0 && b.requests == 0 {
 		return
 	}
 	t := b.t
 	t.mu.Lock()
+	t.requests += b.requests
+	b.requests = 0
 	for _, o := range b.ops {
 		t.ops[o.class][o.half]++
 		s := t.slot(o.id1)
@@ -154,7 +169,7 @@ func (t *KeyTable) slot(id1 int64) *keySlot {
 func (t *KeyTable) Stats() *result.KeyStats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	k := &result.KeyStats{Sampled: t.sampled, Universe: t.universe, Overflow: t.overflow}
+	k := &result.KeyStats{Sampled: t.sampled, Universe: t.universe, Overflow: t.overflow, Requests: t.requests}
 	k.TopN = min(result.MaxTopKeys, max(1, int(float64(t.universe)*topShare+0.5)))
 	for c := range result.NumKeyClasses {
 		kc := &k.Classes[c]

@@ -132,6 +132,10 @@ type Generator struct {
 
 	cls   tao.Class // the class of the request being drawn, for its key skew
 	raced bool      // the request holds a racing insert
+	// cold draws keys uniformly whatever the class's skew: the ops of a
+	// write transaction after its first (skew.go, "rarely in one
+	// transaction").
+	cold bool
 	// sameCat makes op keep lastCat, the category of the op it redraws:
 	// keys of some categories collide more under skew, and redrawing them
 	// with a new category would bias edge_types.
@@ -336,6 +340,7 @@ func (gen *Generator) Next(req *tao.Request) {
 	for i := range n {
 		req.Ops = append(req.Ops, tao.Op{})
 		op := &req.Ops[len(req.Ops)-1]
+		gen.cold = c == tao.WriteTxn && i > 0
 		k, shard := kinds.draw(r), home
 		if multi {
 			shard = gen.primary.Draw(r)
@@ -365,6 +370,7 @@ func (gen *Generator) Next(req *tao.Request) {
 			req.Ops = req.Ops[:len(req.Ops)-1]
 		}
 	}
+	gen.cold = false
 	switch c {
 	case tao.Write:
 		gen.predicate(req, gen.opPred.draw(r), true)
@@ -416,7 +422,7 @@ func writesTwice(ops []tao.Op) bool {
 // index draws a node index inside a shard: uniform, as data is placed by
 // primary_shards, or by the request class's key skew.
 func (gen *Generator) index(shard int) int64 {
-	if gen.skew.on[gen.cls] {
+	if gen.skew.on[gen.cls] && !gen.cold {
 		return gen.skew.shardRank(&gen.rng, gen.cls, shard)
 	}
 	return int64(gen.rng.Uint64N(uint64(gen.g.ShardNodes(shard))))
@@ -581,7 +587,7 @@ func (gen *Generator) popular(shard int, linked bool) graph.Node {
 	if k > 0 {
 		start = ends[k-1]
 	}
-	if gen.skew.on[gen.cls] {
+	if gen.skew.on[gen.cls] && !gen.cold {
 		return gen.g.NodeAtRank(shard, start+gen.skew.pieceRank(&gen.rng, gen.cls, shard, k))
 	}
 	return gen.g.NodeAtRank(shard, start+int64(gen.rng.Uint64N(uint64(ends[k]-start))))

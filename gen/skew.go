@@ -13,7 +13,12 @@ import (
 // that meet the range targets hold), scattered by a permutation shared by
 // every class. Write classes first pass the rank through separate, which
 // moves all but a share hotspot_overlap of hot ranks to cold ones, so
-// read and write hotspots differ. Tables are per shard and per piece:
+// read and write hotspots differ. Only the first op of a write transaction
+// takes its class's skew, the others are uniform (Generator.cold): TAOBench
+// §3.3 finds hot write-transaction keys colocated but "rarely part of the
+// same transactions", and two transactions that share two hot keys
+// deadlock, a conflict TAO hardly has apart from racing inserts (2.7% of
+// its write-write conflicts). Tables are per shard and per piece:
 // memory is O(shards × pieces), nothing per node.
 type skewTables struct {
 	on      [tao.NumClasses]bool

@@ -32,7 +32,10 @@ type KeyStats struct {
 	Universe int64 `json:"universe"`
 	TopN     int   `json:"top_n"`
 	// Overflow counts admitted operations dropped because the table was full.
-	Overflow int64                   `json:"overflow"`
+	Overflow int64 `json:"overflow"`
+	// Requests are the requests counted: all measured ones of a client up
+	// to 65,536, a thinning share past them (fidelity.KeyTable).
+	Requests int64                   `json:"requests"`
 	Classes  [NumKeyClasses]KeyClass `json:"classes"`
 }
 
@@ -73,6 +76,7 @@ func (k *KeyStats) Merge(o *KeyStats) {
 	k.Universe = max(k.Universe, o.Universe)
 	k.TopN = max(k.TopN, o.TopN)
 	k.Overflow += o.Overflow
+	k.Requests += o.Requests
 	for c := range k.Classes {
 		a, b := &k.Classes[c], &o.Classes[c]
 		a.Ops[0] += b.Ops[0]

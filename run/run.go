@@ -171,17 +171,12 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		recs[i] = metrics.NewRecorderSharing(tl)
 	}
 	var loss firstLoss
-	keys := fidelity.NewKeyTable(cfg.Graph.Nodes())
-	var board *raceBoard
-	if cfg.Workload.RacingInserts > 0 {
-		board = newRaceBoard(cfg.Workload.RacingCopies)
-	}
+	x := newExpShared(&cfg)
 	clients := make([]*client, e.Threads)
 	for i := range clients {
 		k := cfg.FirstClient + i // run-wide client number
-		clients[i] = newClient(plan, k, &cfg, recs[i%len(recs)])
+		clients[i] = newClient(plan, k, &cfg, recs[i%len(recs)], x)
 		clients[i].loss = &loss
-		clients[i].keys, clients[i].board = keys.Buffer(), board
 		clients[i].id, clients[i].live = i, cfg.Live
 		if cfg.InjectLatency {
 			if clients[i].inject, err = newInjector(cfg.Workload, randdist.Hash(cfg.Seed, uint64(k), 0x696e6a, 0)); err != nil {
@@ -265,7 +260,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		codes.Merge(c.codes)
 	}
 	// Abandoned clients' buffers are lost with them: they never flushed.
-	fid.Keys = keys.Stats()
+	fid.Keys = x.keys.Stats()
 	// A late start shortens the measured window when it passed the warmup.
 	from := b.measure
 	if t := start.Add(late); t.After(from) {
@@ -404,9 +399,27 @@ const (
 	clientAbandoned              // given up by Do while inside Store.Exec
 )
 
+// expShared is what the clients of one experiment share besides the
+// recorders: the table of keys the database was asked for, and the board
+// of racing inserts (nil when the workload has none).
+type expShared struct {
+	keys  *fidelity.KeyTable
+	board *raceBoard
+}
+
+func newExpShared(cfg *Config) *expShared {
+	x := &expShared{keys: fidelity.NewKeyTable(cfg.Graph.Nodes())}
+	if cfg.Workload.RacingInserts > 0 {
+		x.board = newRaceBoard(cfg.Workload.RacingCopies)
+	}
+	return x
+}
+
 // newClient returns client i of an experiment, recording into rec.
-func newClient(plan *gen.Plan, i int, cfg *Config, rec *metrics.Recorder) *client {
+func newClient(plan *gen.Plan, i int, cfg *Config, rec *metrics.Recorder, x *expShared) *client {
 	return &client{
+		keys:    x.keys.Buffer(),
+		board:   x.board,
 		gen:     plan.Client(i, cfg.Run),
 		rec:     rec,
 		batch:   make([]metrics.Sample, 0, batchSize),
