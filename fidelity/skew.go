@@ -85,14 +85,19 @@ func KeyRows(c *result.Counters, exp *result.KeyStats) []result.FidelityRow {
 		}
 		rows = append(rows, r)
 	}
-	if w, rd := &k.Classes[result.KeyWrites], &k.Classes[result.KeyReads]; len(w.Hot) > 0 && len(rd.Hot) > 0 {
+	// A set of hot keys means something when the class touched more keys
+	// than it: else it is most of what was touched, here and in the plan.
+	enough := func(cl int) bool {
+		return k.Classes[cl].Keys >= 2*int64(k.TopN) && exp.Classes[cl].Keys >= 2*int64(exp.TopN)
+	}
+	if w, rd := &k.Classes[result.KeyWrites], &k.Classes[result.KeyReads]; enough(result.KeyWrites) && enough(result.KeyReads) {
 		ew, er := &exp.Classes[result.KeyWrites], &exp.Classes[result.KeyReads]
 		o, n := overlap(w.Hot, rd.Hot)
 		eo, en := overlap(ew.Hot, er.Hot)
 		rows = append(rows, setRow("hot write keys also hot read keys", ratio(eo, en), o, n,
 			"TAOBench §3.2, Fig. 3: over 99.0% of hot Like write keys are read less than once a day"))
 	}
-	if wt := &k.Classes[result.KeyWriteTxns]; len(wt.Hot) > 0 {
+	if wt := &k.Classes[result.KeyWriteTxns]; enough(result.KeyWriteTxns) {
 		ew := &exp.Classes[result.KeyWriteTxns]
 		co, n := colocated(wt.Hot)
 		eo, en := colocated(ew.Hot)
