@@ -19,7 +19,7 @@ const (
 	// fullCount requests of a client are all counted; past them a client
 	// counts one in 2, 4, ... (its requests so far over fullCount), which
 	// keeps the null store's speed and leaves a database's runs whole.
-	fullCount = 1 << 16
+	fullCount = 1 << 14
 	topShare  = 0.01
 )
 
@@ -41,17 +41,22 @@ type KeyTable struct {
 	requests int64 // requests counted
 }
 
+// keySlot is 32 bytes: ids are never negative, so -1 marks an empty slot.
 type keySlot struct {
 	id1 int64
-	set bool
 	n   [result.NumKeyClasses][2]uint32 // saturating
 }
+
+const emptySlot = -1
 
 // NewKeyTable returns a table for a graph of nodes objects: every key is
 // admitted when they fit, else a hash sample of about tableKeys/2 of them,
 // leaving room for the objects runs create.
 func NewKeyTable(nodes int64) *KeyTable {
 	t := &KeyTable{slots: make([]keySlot, tableSlots), sampled: 1, limit: ^uint64(0)}
+	for i := range t.slots {
+		t.slots[i].id1 = emptySlot
+	}
 	if nodes > tableKeys/2 {
 		t.sampled = float64(tableKeys/2) / float64(nodes)
 		t.limit = uint64(t.sampled * (1 << 63) * 2)
@@ -149,11 +154,11 @@ func (t *KeyTable) slot(id1 int64) *keySlot {
 	i := randdist.Mix(uint64(id1)) & (tableSlots - 1)
 	for {
 		s := &t.slots[i]
-		if !s.set {
+		if s.id1 == emptySlot {
 			if t.used >= tableKeys {
 				return nil
 			}
-			s.set, s.id1 = true, id1
+			s.id1 = id1
 			t.used++
 			return s
 		}
@@ -177,7 +182,7 @@ func (t *KeyTable) Stats() *result.KeyStats {
 		var all []result.KeyCount
 		for i := range t.slots {
 			s := &t.slots[i]
-			if s.set && s.n[c][0]+s.n[c][1] > 0 {
+			if s.id1 != emptySlot && s.n[c][0]+s.n[c][1] > 0 {
 				all = append(all, result.KeyCount{ID1: s.id1, N: [2]int64{int64(s.n[c][0]), int64(s.n[c][1])}})
 			}
 		}

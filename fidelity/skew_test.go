@@ -86,7 +86,7 @@ func TestKeyTableBounded(t *testing.T) {
 	}
 	b.Flush()
 	s := small.Stats()
-	// Past 131,072 requests a client counts one in 2, 3, ...
+	// Past 32,768 requests a client counts one in 2, 3, ...
 	if s.Sampled != 1 || s.Classes[result.KeyReads].Keys != 1<<16 || s.Overflow != s.Requests-(1<<16) || s.Requests > 170_000 {
 		t.Errorf("small graph: sampled %v, %d keys of %d requests, overflow %d; want 1, 65536, the rest", s.Sampled, s.Classes[result.KeyReads].Keys, s.Requests, s.Overflow)
 	}
