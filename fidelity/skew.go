@@ -78,10 +78,15 @@ func KeyRows(c *result.Counters, exp *result.KeyStats) []result.FidelityRow {
 			Note: fmt.Sprintf("top %d of %d keys; the plan's draws at the same size; %s", k.TopN, k.Universe, notes[cl])}
 		r.Tolerance = KeyTolerance + 4*math.Sqrt(target*(1-target)/float64(n))
 		r.Verdict = verdict(n, math.Abs(r.Observed-r.Target) <= r.Tolerance)
-		if kc := &k.Classes[cl]; kc.Keys < 2*int64(k.TopN) {
+		switch kc := &k.Classes[cl]; {
+		case kc.Keys < 2*int64(k.TopN):
 			// The class touched so few keys that its top 1% is most of them.
 			r.Verdict = result.Skipped
 			r.Note = fmt.Sprintf("skipped: %d keys touched, fewer than twice the top %d; %s", kc.Keys, k.TopN, r.Note)
+		case kc.Ops[0] < 4*int64(k.TopN):
+			// Too few operations to tell the hottest keys from lucky ones.
+			r.Verdict = result.Skipped
+			r.Note = fmt.Sprintf("skipped: %d operations in the half that picks the top %d, under 4 a key; %s", kc.Ops[0], k.TopN, r.Note)
 		}
 		rows = append(rows, r)
 	}

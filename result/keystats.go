@@ -103,12 +103,22 @@ func mergeTop(a, b []KeyCount, n int, by func(KeyCount) int64) []KeyCount {
 	return out[:min(len(out), n)]
 }
 
-// SortKeys orders keys by by, descending, then by id for a stable order.
+// SortKeys orders keys by by, descending, then by a hash of the id: ties
+// (many, in a small sample) fall in no order the ids' layout makes, since
+// low ids are shard 0's, often the busiest.
 func SortKeys(l []KeyCount, by func(KeyCount) int64) {
 	slices.SortFunc(l, func(x, y KeyCount) int {
 		if c := cmp.Compare(by(y), by(x)); c != 0 {
 			return c
 		}
-		return cmp.Compare(x.ID1, y.ID1)
+		return cmp.Compare(tieHash(x.ID1), tieHash(y.ID1))
 	})
+}
+
+// tieHash is a bijective mix of an id (splitmix64's finaliser).
+func tieHash(id int64) uint64 {
+	z := uint64(id) + 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
