@@ -16,10 +16,12 @@ const (
 	tableKeys  = 1 << 16
 	tableSlots = 2 * tableKeys
 	bufferOps  = 256 // operations a client buffers before it takes the lock
-	// fullCount requests of a client are all counted; past them a client
-	// counts one in 2, 4, ... (its requests so far over fullCount), which
+	// fullCount requests of an experiment are all counted, shared evenly
+	// by its clients (at least minFull each); past its share a client
+	// counts one in 2, 3, ... (its requests so far over its share), which
 	// keeps the null store's speed and leaves a database's runs whole.
-	fullCount = 1 << 14
+	fullCount = 1 << 18
+	minFull   = 256
 	topShare  = 0.01
 )
 
@@ -38,7 +40,8 @@ type KeyTable struct {
 	sampled  float64
 	universe int64
 	ops      [result.NumKeyClasses][2]int64
-	requests int64 // requests counted
+	requests int64  // requests counted
+	perFull  uint64 // requests each client counts in full
 }
 
 // keySlot is 32 bytes: ids are never negative, so -1 marks an empty slot.
@@ -49,11 +52,12 @@ type keySlot struct {
 
 const emptySlot = -1
 
-// NewKeyTable returns a table for a graph of nodes objects: every key is
-// admitted when they fit, else a hash sample of about tableKeys/2 of them,
-// leaving room for the objects runs create.
-func NewKeyTable(nodes int64) *KeyTable {
-	t := &KeyTable{slots: make([]keySlot, tableSlots), sampled: 1, limit: ^uint64(0)}
+// NewKeyTable returns a table for a graph of nodes objects and clients
+// clients: every key is admitted when they fit, else a hash sample of about
+// tableKeys/2 of them, leaving room for the objects runs create.
+func NewKeyTable(nodes int64, clients int) *KeyTable {
+	t := &KeyTable{slots: make([]keySlot, tableSlots), sampled: 1, limit: ^uint64(0),
+		perFull: max(minFull, fullCount/uint64(max(clients, 1)))}
 	for i := range t.slots {
 		t.slots[i].id1 = emptySlot
 	}
@@ -105,7 +109,7 @@ func (t *KeyTable) Buffer() *KeyBuffer {
 // share); counted requests alternate halves.
 func (b *KeyBuffer) Add(req *tao.Request) {
 	b.seen++
-	if stride := b.seen / fullCount; stride > 1 && b.seen%stride != 0 {
+	if stride := b.seen / b.t.perFull; stride > 1 && b.seen%stride != 0 {
 		return
 	}
 	b.requests++

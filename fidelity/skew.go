@@ -27,7 +27,7 @@ const (
 // ExpectedKeys counts n requests of plan (clients' own streams are not
 // drawn) into a table for a graph of nodes objects.
 func ExpectedKeys(plan *gen.Plan, nodes int64, n int64) *result.KeyStats {
-	t := NewKeyTable(nodes)
+	t := NewKeyTable(nodes, 1)
 	b := t.Buffer()
 	g := plan.Client(simClient, 0)
 	var req tao.Request

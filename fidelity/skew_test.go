@@ -75,7 +75,7 @@ func TestKeyRowsCatchUniformAccess(t *testing.T) {
 // whatever the graph's size, samples keys of a large graph, and counts
 // what overflows.
 func TestKeyTableBounded(t *testing.T) {
-	small := fidelity.NewKeyTable(1000)
+	small := fidelity.NewKeyTable(1000, 8)
 	b := small.Buffer()
 	var req tao.Request
 	req.Class = tao.Read
@@ -86,11 +86,12 @@ func TestKeyTableBounded(t *testing.T) {
 	}
 	b.Flush()
 	s := small.Stats()
-	// Past 32,768 requests a client counts one in 2, 3, ...
+	// Past 32,768 requests (its share of 262,144 with 8 clients) a client
+	// counts one in 2, 3, ...
 	if s.Sampled != 1 || s.Classes[result.KeyReads].Keys != 1<<16 || s.Overflow != s.Requests-(1<<16) || s.Requests > 170_000 {
 		t.Errorf("small graph: sampled %v, %d keys of %d requests, overflow %d; want 1, 65536, the rest", s.Sampled, s.Classes[result.KeyReads].Keys, s.Requests, s.Overflow)
 	}
-	big := fidelity.NewKeyTable(100_000_000)
+	big := fidelity.NewKeyTable(100_000_000, 8)
 	b = big.Buffer()
 	for i := range int64(1_000_000) {
 		req.Ops[0].ID1 = i * 7919

@@ -34,7 +34,7 @@ type KeyStats struct {
 	// Overflow counts admitted operations dropped because the table was full.
 	Overflow int64 `json:"overflow"`
 	// Requests are the requests counted: all measured ones of a client up
-	// to 32,768, a thinning share past them (fidelity.KeyTable).
+	// to its share of 262,144, a thinning share past it (fidelity.KeyTable).
 	Requests int64                   `json:"requests"`
 	Classes  [NumKeyClasses]KeyClass `json:"classes"`
 }

@@ -171,7 +171,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		recs[i] = metrics.NewRecorderSharing(tl)
 	}
 	var loss firstLoss
-	x := newExpShared(&cfg)
+	x := newExpShared(&cfg, e.Threads)
 	clients := make([]*client, e.Threads)
 	for i := range clients {
 		k := cfg.FirstClient + i // run-wide client number
@@ -407,8 +407,8 @@ type expShared struct {
 	board *raceBoard
 }
 
-func newExpShared(cfg *Config) *expShared {
-	x := &expShared{keys: fidelity.NewKeyTable(cfg.Graph.Nodes())}
+func newExpShared(cfg *Config, threads int) *expShared {
+	x := &expShared{keys: fidelity.NewKeyTable(cfg.Graph.Nodes(), threads)}
 	if cfg.Workload.RacingInserts > 0 {
 		x.board = newRaceBoard(cfg.Workload.RacingCopies)
 	}
