@@ -32,7 +32,7 @@ func Recompute(d *result.Doc) error {
 		return err
 	}
 	for _, x := range d.Experiments {
-		x.Fidelity = Compare(w, plan.Targets(), x.Counters)
+		x.Fidelity = Rows(w, plan, g.Nodes(), x.Counters)
 	}
 	return nil
 }

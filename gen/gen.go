@@ -85,9 +85,8 @@ type Plan struct {
 	predCount picker[int]
 	tiers     picker[tao.Tier]
 
-	zipf     bool
-	z        []randdist.Zipf // one per shard: shards hold different node counts
-	perms    []randdist.Perm // one per shard
+	skew     skewTables // key skew per class (skew.go)
+	racing   float64    // racing_inserts
 	limit    int
 	tlo, thi int64
 
@@ -139,9 +138,20 @@ type Generator struct {
 	seq         uint64 // objects created so far
 	clock       int64  // write times are graph end + clock
 
-	mem   memory
-	fresh recent
-	races []uint32 // per shard: contested unique adds issued so far
+	cls   tao.Class // the class of the request being drawn, for its key skew
+	raced bool      // the request holds a racing insert
+	// cold draws keys uniformly whatever the class's skew: the ops of a
+	// write transaction after its first (skew.go, "rarely in one
+	// transaction").
+	cold bool
+	// sameCat makes op keep lastCat, the category of the op it redraws:
+	// keys of some categories collide more under skew, and redrawing them
+	// with a new category would bias edge_types.
+	sameCat bool
+	lastCat tao.EdgeCategory
+	mem     memory
+	fresh   recent
+	races   []uint32 // per shard: contested unique adds issued so far
 	// injRng draws lock holds and injected failures, apart from rng so a
 	// workload's request stream is the same with and without them.
 	injRng randdist.Rand
@@ -200,12 +210,13 @@ func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 		addNew:       w.EdgeAddNew,
 		race:         w.UniqueAddRace,
 		freshShare:   w.NewContentShare,
+		racing:       w.RacingInserts,
 	}
 	if p.limit <= 0 {
 		p.limit = DefaultRangeLimit
 	}
 	p.tlo, p.thi = g.TimeRange()
-	var errs [16]error
+	var errs [17]error
 	p.classes, errs[0] = newPicker(w.Requests, tao.Read)
 	p.readSize, errs[1] = newPicker(w.ReadTxnSizes, 1)
 	p.writeSize, errs[2] = newPicker(w.WriteTxnSizes, 1)
@@ -231,19 +242,7 @@ func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 		}
 	}
 	p.unique, errs[14] = newPicker(uq, tao.Unique)
-	if w.KeySkew.Kind == workload.Zipf {
-		p.zipf = true
-		p.z = make([]randdist.Zipf, g.Shards())
-		p.perms = make([]randdist.Perm, g.Shards())
-		for s := range p.perms {
-			n := uint64(g.ShardNodes(s))
-			if p.z[s], errs[15] = randdist.NewZipf(n, w.KeySkew.Theta); errs[15] != nil {
-				break
-			}
-			// Keyed by seed, not client: every client shares the hot keys.
-			p.perms[s], _ = randdist.NewPerm(n, randdist.Hash(seed, uint64(s), 0x7065726d, 0))
-		}
-	}
+	p.skew, errs[15] = newSkewTables(w, g, seed)
 	for _, err := range errs {
 		if err != nil {
 			return nil, fmt.Errorf("workload %q: %w", w.Name, err)
@@ -364,6 +363,7 @@ func (gen *Generator) next(req *tao.Request, c tao.Class) {
 		n = gen.writeSize.draw(r)
 	}
 	req.Class = c
+	gen.cls, gen.raced = c, false
 	req.Ops = slices.Grow(req.Ops[:0], n) // one allocation, of the right size
 	req.Checks = req.Checks[:0]
 	req.Predicates = req.Predicates[:0]
@@ -376,6 +376,7 @@ func (gen *Generator) next(req *tao.Request, c tao.Class) {
 	for i := range n {
 		req.Ops = append(req.Ops, tao.Op{})
 		op := &req.Ops[len(req.Ops)-1]
+		gen.cold = c == tao.WriteTxn && i > 0
 		k, shard := kinds.draw(r), home
 		if multi {
 			shard = gen.primary.Draw(r)
@@ -391,6 +392,7 @@ func (gen *Generator) next(req *tao.Request, c tao.Class) {
 		// same shard with the same kind (so neither mix is biased), then in
 		// another shard, and in the (tiny-graph) worst case leave the op out.
 		tries := 0
+		gen.sameCat = true
 		for writesTwice(req.Ops) && tries < 2*dupTries {
 			if tries == dupTries {
 				// Hot keys of a small shard: go to another shard.
@@ -399,10 +401,12 @@ func (gen *Generator) next(req *tao.Request, c tao.Class) {
 			gen.op(op, k, shard)
 			tries++
 		}
+		gen.sameCat = false
 		if tries == 2*dupTries {
 			req.Ops = req.Ops[:len(req.Ops)-1]
 		}
 	}
+	gen.cold = false
 	switch c {
 	case tao.Write:
 		gen.predicate(req, gen.opPred.draw(r), true)
@@ -415,6 +419,7 @@ func (gen *Generator) next(req *tao.Request, c tao.Class) {
 	default:
 		req.Tier = gen.tiers.draw(r)
 	}
+	req.Race = gen.raced
 	gen.injectInto(req)
 }
 
@@ -451,10 +456,10 @@ func writesTwice(ops []tao.Op) bool {
 }
 
 // index draws a node index inside a shard: uniform, as data is placed by
-// primary_shards, or by key_skew.
+// primary_shards, or by the request class's key skew.
 func (gen *Generator) index(shard int) int64 {
-	if gen.zipf {
-		return int64(gen.perms[shard].Map(gen.z[shard].Draw(&gen.rng) - 1))
+	if gen.skew.on[gen.cls] && !gen.cold {
+		return gen.skew.shardRank(&gen.rng, gen.cls, shard)
 	}
 	return int64(gen.rng.Uint64N(uint64(gen.g.ShardNodes(shard))))
 }
@@ -486,6 +491,10 @@ func (gen *Generator) op(op *tao.Op, k tao.Kind, shard int) {
 		return
 	}
 	c := gen.cats.draw(r)
+	if gen.sameCat {
+		c = gen.lastCat
+	}
+	gen.lastCat = c
 	op.Type = c.Type()
 	switch k {
 	case tao.EdgePointRead:
@@ -619,6 +628,9 @@ func (gen *Generator) popular(shard int, linked bool) graph.Node {
 	if k > 0 {
 		start = ends[k-1]
 	}
+	if gen.skew.on[gen.cls] && !gen.cold {
+		return gen.g.NodeAtRank(shard, start+gen.skew.pieceRank(&gen.rng, gen.cls, shard, k))
+	}
 	return gen.g.NodeAtRank(shard, start+int64(gen.rng.Uint64N(uint64(ends[k]-start))))
 }
 
@@ -713,6 +725,11 @@ func (gen *Generator) add(op *tao.Op, shard int, c tao.EdgeCategory) {
 	if c.Type().IsUnique() && gen.chance(gen.race) {
 		gen.contested(op, shard)
 		return
+	}
+	// A racing insert is an ordinary new association the runner has other
+	// clients send too (racing_inserts; run/race.go).
+	if gen.chance(gen.racing) {
+		gen.raced = true
 	}
 	// A uniform node: the popular ones hold lists that may nearly fill a
 	// small shard, where adds would soon meet each other.

@@ -63,6 +63,11 @@ type Counters struct {
 	PreconditionFailed  int64                                  `json:"precondition_failed"`  // of those, failed on a check
 	UniqueAdds          int64                                  `json:"unique_adds"`          // adds of unique types that committed or were refused
 	UniqueAddsRejected  int64                                  `json:"unique_adds_rejected"` // of those, refused: the association exists
+	// Races are the write-write conflicts and racing inserts (races.go);
+	// Keys the hot keys the database was asked for (keystats.go), nil
+	// when the runner kept no key table.
+	Races Races     `json:"races"`
+	Keys  *KeyStats `json:"keys,omitempty"`
 }
 
 // Observe counts one finished request. It reads what the store filled in
@@ -132,7 +137,10 @@ func (c *Counters) Observe(req *tao.Request, res *tao.Result) {
 			c.TimeReads++
 			c.TimeNonEmpty += b2i(r.Rows > 0)
 		case tao.EdgeAdd:
-			if committed {
+			// A race is one add of the application: its winner counts
+			// (a new row), the copies that found the row do not (Races
+			// counts them).
+			if committed && (!req.Race || !r.Found) {
 				c.Adds++
 				c.AddsNew += b2i(!r.Found)
 			}
@@ -205,4 +213,11 @@ func (c *Counters) Merge(o *Counters) {
 	c.PreconditionFailed += o.PreconditionFailed
 	c.UniqueAdds += o.UniqueAdds
 	c.UniqueAddsRejected += o.UniqueAddsRejected
+	c.Races.Merge(&o.Races)
+	if o.Keys != nil {
+		if c.Keys == nil {
+			c.Keys = &KeyStats{}
+		}
+		c.Keys.Merge(o.Keys)
+	}
 }

@@ -105,6 +105,10 @@ type jsonContention struct {
 	PreconditionFailedPct      float64 `json:"precondition_failed_pct"`
 	OverallPct                 float64 `json:"overall_pct"`
 	OverallWithUniquePct       float64 `json:"overall_with_unique_pct"`
+	WriteWriteConflictPct      float64 `json:"write_write_conflict_pct"`
+	WriteTxnConflictPct        float64 `json:"write_txn_conflict_pct"`
+	RacingInsertConflictPct    float64 `json:"racing_insert_conflict_pct"`
+	RacingInsertSharePct       float64 `json:"racing_insert_share_pct"`
 }
 
 type jsonLost struct {

@@ -30,7 +30,7 @@ func newNullStepper(tb testing.TB, open bool) *nullStepper {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	n.c = newClient(plan, 0, &n.cfg, n.rec)
+	n.c = newClient(plan, 0, &n.cfg, n.rec, newExpShared(&n.cfg, 1))
 	now := time.Now()
 	n.b = bounds{measure: now, end: now.Add(24 * time.Hour)}
 	if open {

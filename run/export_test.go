@@ -31,7 +31,7 @@ func NewNullClient(tb testing.TB, live Live) *NullClient {
 		tb.Fatal(err)
 	}
 	n := &NullClient{cfg: cfg, rec: metrics.NewRecorder(), live: live}
-	n.c = newClient(plan, 0, &n.cfg, n.rec)
+	n.c = newClient(plan, 0, &n.cfg, n.rec, newExpShared(&n.cfg, 1))
 	n.c.live = live
 	now := time.Now()
 	n.b = bounds{measure: now, end: now.Add(24 * time.Hour)}

@@ -171,10 +171,11 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		recs[i] = metrics.NewRecorderSharing(tl)
 	}
 	var loss firstLoss
+	x := newExpShared(&cfg, e.Threads)
 	clients := make([]*client, e.Threads)
 	for i := range clients {
 		k := cfg.FirstClient + i // run-wide client number
-		clients[i] = newClient(plan, k, &cfg, recs[i%len(recs)])
+		clients[i] = newClient(plan, k, &cfg, recs[i%len(recs)], x)
 		clients[i].loss = &loss
 		clients[i].id, clients[i].live = i, cfg.Live
 		if cfg.InjectLatency {
@@ -258,6 +259,8 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		fid.Merge(&c.fid)
 		codes.Merge(c.codes)
 	}
+	// Abandoned clients' buffers are lost with them: they never flushed.
+	fid.Keys = x.keys.Stats()
 	// A late start shortens the measured window when it passed the warmup.
 	from := b.measure
 	if t := start.Add(late); t.After(from) {
@@ -300,7 +303,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		Started:      start,
 		FirstRequest: max(0, first.Sub(start)),
 		Summary:      sum,
-		Fidelity:     fidelity.Compare(cfg.Workload, plan.Targets(), &fid),
+		Fidelity:     fidelity.Rows(cfg.Workload, plan, cfg.Graph.Nodes(), &fid),
 		Counters:     &fid,
 		ErrorCodes:   codes,
 	}, nil
@@ -370,6 +373,10 @@ type client struct {
 	loss      *firstLoss         // shared; nil keeps no error
 	id        int                // the client's number, for live
 	live      Live               // nil: no live metrics
+	keys      *fidelity.KeyBuffer
+	board     *raceBoard // nil: no racing inserts
+	lastRace  *race      // the race the client last joined
+	joined    bool       // the current request is a copy of another client's
 	req       tao.Request
 	res       tao.Result
 	s         metrics.Sample
@@ -392,9 +399,27 @@ const (
 	clientAbandoned              // given up by Do while inside Store.Exec
 )
 
+// expShared is what the clients of one experiment share besides the
+// recorders: the table of keys the database was asked for, and the board
+// of racing inserts (nil when the workload has none).
+type expShared struct {
+	keys  *fidelity.KeyTable
+	board *raceBoard
+}
+
+func newExpShared(cfg *Config, threads int) *expShared {
+	x := &expShared{keys: fidelity.NewKeyTable(cfg.Graph.Nodes(), threads)}
+	if cfg.Workload.RacingInserts > 0 {
+		x.board = newRaceBoard(cfg.Workload.RacingCopies)
+	}
+	return x
+}
+
 // newClient returns client i of an experiment, recording into rec.
-func newClient(plan *gen.Plan, i int, cfg *Config, rec *metrics.Recorder) *client {
+func newClient(plan *gen.Plan, i int, cfg *Config, rec *metrics.Recorder, x *expShared) *client {
 	return &client{
+		keys:    x.keys.Buffer(),
+		board:   x.board,
 		gen:     plan.Client(i, cfg.Run),
 		rec:     rec,
 		batch:   make([]metrics.Sample, 0, batchSize),
@@ -457,6 +482,7 @@ func (c *client) loop(ctx, execCtx context.Context, cfg *Config, b bounds) bool 
 		}
 	}
 	c.flush(time.Now())
+	c.keys.Flush()
 	return true
 }
 
@@ -480,7 +506,7 @@ func (c *client) step(ctx, execCtx context.Context, cfg *Config, b bounds) (more
 			return false, false
 		}
 	}
-	c.gen.Next(&c.req)
+	c.next()
 	if !c.start(ctx, &b, due) {
 		if b.sched != nil {
 			b.sched.skip(due) // handed out, never issued
@@ -498,6 +524,24 @@ func (c *client) step(ctx, execCtx context.Context, cfg *Config, b bounds) (more
 		return true, false
 	}
 	return c.errorBackoff(ctx, b.end, end), false
+}
+
+// next draws the client's next request: a copy of another client's racing
+// insert when one waits to be joined, else the generator's, which it posts
+// when it races.
+func (c *client) next() {
+	c.joined = false
+	if c.board == nil {
+		c.gen.Next(&c.req)
+		return
+	}
+	if c.joined = c.board.join(&c.req, c.id, &c.lastRace); c.joined {
+		return
+	}
+	c.gen.Next(&c.req)
+	if c.req.Race {
+		c.board.post(&c.req, c.id)
+	}
 }
 
 // when paces an open-loop client: the request is due at the next intended
@@ -642,6 +686,8 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		for _, k := range c.attempts {
 			c.codes.Add(k, 1)
 		}
+		c.fid.Races.Observe(&c.req, s.WriteWriteConflict)
+		c.keys.Add(&c.req)
 		if c.loss != nil && c.res.Err != nil && (s.Outcome == tao.Error || s.Outcome == tao.Timeout) {
 			c.loss.keep(s.Outcome, s.At, c.res.Err)
 		}
@@ -651,7 +697,10 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		c.keep(s, end)
 	}
 	c.attempts = c.attempts[:0]
-	c.gen.Observe(&c.req, &c.res)
+	if !c.joined {
+		// A copy is not what this client's generator drew.
+		c.gen.Observe(&c.req, &c.res)
+	}
 	if cap(c.req.Ops) > keepOps {
 		c.req.Ops, c.res.Ops = nil, nil
 	}
@@ -763,6 +812,8 @@ func (c *client) describe(s *metrics.Sample) {
 	if c.req.Class != tao.Write && c.req.Class != tao.WriteTxn {
 		return
 	}
+	s.Racing = c.req.Race
+	s.WriteWriteConflict = result.WriteWriteConflict(&c.req, &c.res, s.ObjectConflicts+s.AssocConflicts > 0)
 	for i := range c.req.Ops {
 		op := &c.req.Ops[i]
 		if op.Kind.IsEdge() {

@@ -87,6 +87,11 @@ type Request struct {
 	// workload's precondition_wait; TAOBench §6.3). Not part of the
 	// request's latency.
 	Wait time.Duration
+	// Race marks a request holding a new association the application sends
+	// as several identical concurrent requests from different clients
+	// (the workload's racing_inserts; TAOBench §3.3): the runner has other
+	// clients send copies, and the database decides which one inserts.
+	Race bool
 }
 
 // OpResult is what one operation observed.

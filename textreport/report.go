@@ -149,6 +149,12 @@ func WriteText(w io.Writer, e *result.Experiment) error {
 		}
 		b.WriteString("\n")
 	}
+	if c.WriteWriteConflictPct > 0 {
+		// TAOBench §3.3's view: write-write conflicts, racing inserts apart.
+		fmt.Fprintf(&b, "write-write conflicts: %.3f%% of write requests, %.3f%% of write transactions (TAO: 10.1%%); "+
+			"racing inserts %.3f%% of write requests, %.1f%% of write-write conflicts (TAO: over 97.3%%)\n",
+			c.WriteWriteConflictPct, c.WriteTxnConflictPct, c.RacingInsertConflictPct, c.RacingInsertSharePct)
+	}
 
 	if len(e.Fidelity) > 0 {
 		b.WriteString("\n")

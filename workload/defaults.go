@@ -28,6 +28,11 @@ const (
 	// TAOBench Table 5 (T.2): 0.403% of unique adds find the association
 	// exists, nearly all from intentionally racing inserts (§3.3).
 	DefaultUniqueAddRace = 0.004
+	// Racing inserts are off unless a workload asks for them; a race is
+	// two requests unless it says more (TAOBench §3.3 gives no count).
+	DefaultRacingCopies = 2
+	// MaxRacingCopies bounds a race: each copy is a client's request.
+	MaxRacingCopies = 64
 	// No paper gives the share; small, so new content is touched without
 	// concentrating the load on it.
 	DefaultNewContentShare = 0.05
@@ -158,7 +163,23 @@ func applyDefaults(w *Workload, seen map[string]bool) {
 	if !seen["range_limit"] {
 		w.RangeLimit = DefaultRangeLimit
 	}
-	// key_skew: the zero Skew is uniform.
+	// key_skew: the zero Skew is uniform. The per-class skews take it, so
+	// a file written back says each explicitly.
+	for _, f := range []struct {
+		name string
+		dst  **Skew
+	}{{"read_key_skew", &w.ReadKeySkew}, {"write_key_skew", &w.WriteKeySkew}, {"write_txn_key_skew", &w.WriteTxnKeySkew}} {
+		if !seen[f.name] {
+			k := w.KeySkew
+			*f.dst = &k
+		}
+	}
+	if !seen["hotspot_overlap"] {
+		w.HotspotOverlap = 1 // the same hot keys for every class, as key_skew alone gives
+	}
+	if !seen["racing_copies"] {
+		w.RacingCopies = DefaultRacingCopies
+	}
 	for _, f := range []struct {
 		name string
 		dst  *float64

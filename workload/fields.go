@@ -90,6 +90,10 @@ var fields = []field{
 		w.KeySkew, err = parseSkew(e.scalar)
 		return err
 	}},
+	{name: "read_key_skew", scalar: true, native: true, set: setSkew(func(w *Workload) **Skew { return &w.ReadKeySkew })},
+	{name: "write_key_skew", scalar: true, native: true, set: setSkew(func(w *Workload) **Skew { return &w.WriteKeySkew })},
+	{name: "write_txn_key_skew", scalar: true, native: true, set: setSkew(func(w *Workload) **Skew { return &w.WriteTxnKeySkew })},
+	{name: "hotspot_overlap", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.HotspotOverlap }, "")},
 	{name: "range_limit", scalar: true, native: true, set: setScalarInt(func(w *Workload) *int { return &w.RangeLimit })},
 	{name: "range_limits", native: true, set: setInts(func(w *Workload) *Dist[int] { return &w.RangeLimits })},
 	{name: "object_payload_sizes", native: true, set: setInts(func(w *Workload) *Dist[int] { return &w.ObjectPayloadSizes })},
@@ -104,6 +108,15 @@ var fields = []field{
 	{name: "multi_shard_read_txns", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.MultiShardReadTxns }, "")},
 	{name: "edge_add_new", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.EdgeAddNew }, "")},
 	{name: "unique_add_race", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.UniqueAddRace }, "")},
+	{name: "racing_inserts", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.RacingInserts }, "")},
+	{name: "racing_copies", scalar: true, native: true, set: func(w *Workload, e *entry) error {
+		n, err := strconv.Atoi(e.scalar)
+		if err != nil || n == 1 || n < 0 || n > MaxRacingCopies { // 0: the default, as in code
+			return errorf(e.field, "%q: give the number of identical requests of a race, 2 to %d", e.scalar, MaxRacingCopies)
+		}
+		w.RacingCopies = n
+		return nil
+	}},
 	{name: "new_content_share", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.NewContentShare }, "")},
 	{name: "read_operation_latency", implied: true, set: setLatency(func(w *Workload) *Dist[time.Duration] { return &w.ReadLatency })},
 	{name: "write_operation_latency", implied: true, set: setLatency(func(w *Workload) *Dist[time.Duration] { return &w.WriteLatency })},
@@ -313,6 +326,18 @@ func parseSkew(s string) (Skew, error) {
 		}
 	}
 	return Skew{}, errorf("key_skew", "%q: give uniform or zipf:THETA with THETA > 0 (YCSB uses zipf:0.99)", s)
+}
+
+// setSkew sets a per-class key skew.
+func setSkew(dst func(*Workload) **Skew) func(*Workload, *entry) error {
+	return func(w *Workload, e *entry) error {
+		k, err := parseSkew(e.scalar)
+		if err != nil {
+			return errorf(e.field, "%q: give uniform or zipf:THETA with THETA > 0 (YCSB uses zipf:0.99)", e.scalar)
+		}
+		*dst(w) = &k
+		return nil
+	}
 }
 
 func formatSkew(k Skew) string {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/taobench/taobench/tao"
 )
 
 // maxLine bounds one line of either format (the original's longest is a few
@@ -272,6 +274,10 @@ func Write(w io.Writer, wl *Workload) error {
 	scalar("max_outdegree", strconv.Itoa(wl.MaxOutdegree))
 	scalar("empty_slots", formatFloat(wl.EmptySlots))
 	scalar("key_skew", formatSkew(wl.KeySkew))
+	scalar("read_key_skew", formatSkew(wl.ClassSkew(tao.Read)))
+	scalar("write_key_skew", formatSkew(wl.ClassSkew(tao.Write)))
+	scalar("write_txn_key_skew", formatSkew(wl.ClassSkew(tao.WriteTxn)))
+	scalar("hotspot_overlap", formatFloat(wl.HotspotOverlap))
 	scalar("range_limit", strconv.Itoa(wl.RangeLimit))
 	if len(wl.RangeLimits.Values) > 0 {
 		writeInts(bw, "range_limits", wl.RangeLimits)
@@ -290,6 +296,8 @@ func Write(w io.Writer, wl *Workload) error {
 	scalar("multi_shard_read_txns", formatFraction(wl.MultiShardReadTxns, ""))
 	scalar("edge_add_new", formatFraction(wl.EdgeAddNew, ""))
 	scalar("unique_add_race", formatFraction(wl.UniqueAddRace, ""))
+	scalar("racing_inserts", formatFraction(wl.RacingInserts, ""))
+	scalar("racing_copies", strconv.Itoa(wl.RacingCopies))
 	scalar("new_content_share", formatFraction(wl.NewContentShare, ""))
 	writeLatency(bw, "read_operation_latency", wl.ReadLatency, wl.LatencyBuckets)
 	writeLatency(bw, "write_operation_latency", wl.WriteLatency, wl.LatencyBuckets)

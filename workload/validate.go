@@ -204,14 +204,23 @@ func (w *Workload) checkScalars() error {
 	if !(w.EmptySlots >= 0 && w.EmptySlots < 1) {
 		return errorf("empty_slots", "%v: give a fraction in [0, 1)", w.EmptySlots)
 	}
-	switch w.KeySkew.Kind {
-	case Uniform:
-	case Zipf:
-		if !(w.KeySkew.Theta > 0) || math.IsInf(w.KeySkew.Theta, 0) {
-			return errorf("key_skew", "zipf:%v: give a finite THETA > 0 (YCSB uses 0.99)", w.KeySkew.Theta)
+	for _, k := range []struct {
+		name string
+		s    Skew
+	}{{"key_skew", w.KeySkew}, {"read_key_skew", w.ClassSkew(tao.Read)}, {"write_key_skew", w.ClassSkew(tao.Write)},
+		{"write_txn_key_skew", w.ClassSkew(tao.WriteTxn)}} {
+		switch k.s.Kind {
+		case Uniform:
+		case Zipf:
+			if !(k.s.Theta > 0) || math.IsInf(k.s.Theta, 0) {
+				return errorf(k.name, "zipf:%v: give a finite THETA > 0 (YCSB uses 0.99)", k.s.Theta)
+			}
+		default:
+			return errorf(k.name, "unknown skew kind %d: give uniform or zipf:THETA", k.s.Kind)
 		}
-	default:
-		return errorf("key_skew", "unknown skew kind %d: give uniform or zipf:THETA", w.KeySkew.Kind)
+	}
+	if w.RacingCopies != 0 && (w.RacingCopies < 2 || w.RacingCopies > MaxRacingCopies) {
+		return errorf("racing_copies", "%d: give the number of identical requests of a race, 2 to %d (0 in code: 2)", w.RacingCopies, MaxRacingCopies)
 	}
 	if w.RangeLimit < 1 {
 		return errorf("range_limit", "%d: give a positive row limit (TAO uses 6000)", w.RangeLimit)
@@ -246,6 +255,7 @@ func (w *Workload) checkScalars() error {
 		{"multi_shard_write_txns", w.MultiShardWriteTxns, false}, {"multi_shard_read_txns", w.MultiShardReadTxns, false},
 		{"edge_add_new", w.EdgeAddNew, false}, {"unique_add_race", w.UniqueAddRace, false},
 		{"new_content_share", w.NewContentShare, false},
+		{"hotspot_overlap", w.HotspotOverlap, false}, {"racing_inserts", w.RacingInserts, false},
 	} {
 		if f.natural && f.v == Natural {
 			continue

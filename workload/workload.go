@@ -84,8 +84,19 @@ type Workload struct {
 	// inserts and uniqueness checks meet real absent rows.
 	EmptySlots float64
 
-	// KeySkew is how a key is chosen inside its shard.
+	// KeySkew is how a key is chosen inside its shard; the per-class
+	// skews below take it when nil (a file that leaves them out).
 	KeySkew Skew
+	// ReadKeySkew, WriteKeySkew and WriteTxnKeySkew are the key skew of
+	// reads (single and in read transactions), single writes and write
+	// transactions: TAOBench §3.2 (Fig. 2) finds them different. Use
+	// ClassSkew to read them.
+	ReadKeySkew, WriteKeySkew, WriteTxnKeySkew *Skew
+	// HotspotOverlap is how much the hot keys of writes and write
+	// transactions coincide with those of reads: 1 the same ranks, 0
+	// disjoint hot sets (TAOBench §3.2, Fig. 3: over 99.0% of hot write
+	// keys of the Like association are read less than once a day).
+	HotspotOverlap float64
 
 	// RangeLimit caps the rows of range and time-range reads (TAO: 6,000).
 	RangeLimit int
@@ -127,6 +138,12 @@ type Workload struct {
 	// UniqueAddRace is the share of unique-type edge_add aimed at a key
 	// every client of the run races to insert.
 	UniqueAddRace float64
+	// RacingInserts is the share of edge_add of new associations the
+	// application sends as RacingCopies concurrent identical requests, from
+	// different clients; the database decides which one inserts (TAOBench
+	// §3.3: over 97.3% of write-write conflicts are racing inserts).
+	RacingInserts float64
+	RacingCopies  int
 	// NewContentShare is the share of object and edge operations aimed at
 	// content the client created earlier in the run.
 	NewContentShare float64
@@ -188,6 +205,24 @@ const (
 	Natural = -1.0
 	Auto    = -1.0
 )
+
+// ClassSkew returns the key skew of requests of class c: the class's own,
+// or KeySkew when the class has none.
+func (w *Workload) ClassSkew(c tao.Class) Skew {
+	var s *Skew
+	switch c {
+	case tao.Read, tao.ReadTxn:
+		s = w.ReadKeySkew
+	case tao.Write:
+		s = w.WriteKeySkew
+	case tao.WriteTxn:
+		s = w.WriteTxnKeySkew
+	}
+	if s == nil {
+		return w.KeySkew
+	}
+	return *s
+}
 
 // Shards returns the shard count.
 func (w *Workload) Shards() int { return len(w.PrimaryShards.Values) }

@@ -40,6 +40,7 @@ func TestBuiltinsMatchOriginals(t *testing.T) {
 			t.Fatal(err)
 		}
 		orig.Name, orig.Description = name, desc
+		TAOAccess(orig)
 		if *update {
 			var b bytes.Buffer
 			if err := Write(&b, orig); err != nil {
@@ -192,6 +193,12 @@ func custom() *Workload {
 		MaxOutdegree:        0,
 		EmptySlots:          0.5,
 		KeySkew:             Skew{Kind: Zipf, Theta: 0.99},
+		ReadKeySkew:         &Skew{Kind: Zipf, Theta: 1.2},
+		WriteKeySkew:        &Skew{Kind: Uniform},
+		WriteTxnKeySkew:     &Skew{Kind: Zipf, Theta: 0.5},
+		HotspotOverlap:      0.25,
+		RacingInserts:       0.5,
+		RacingCopies:        3,
 		RangeLimit:          17,
 		EdgeHitRate:         Natural,
 		RangeNonEmpty:       0.5,
@@ -582,6 +589,12 @@ func TestValidate(t *testing.T) {
 		{"txn_predicate_counts", func(w *Workload) { w.TxnPredicateCounts.Values[0] = -1 }},
 		{"max_outdegree", func(w *Workload) { w.MaxOutdegree = -1 }},
 		{"key_skew", func(w *Workload) { w.KeySkew.Theta = math.NaN() }},
+		{"write_txn_key_skew", func(w *Workload) { w.WriteTxnKeySkew = &Skew{Kind: Zipf, Theta: -1} }},
+		{"read_key_skew", func(w *Workload) { w.ReadKeySkew = &Skew{Kind: 7} }},
+		{"hotspot_overlap", func(w *Workload) { w.HotspotOverlap = 1.5 }},
+		{"racing_inserts", func(w *Workload) { w.RacingInserts = -0.1 }},
+		{"racing_copies", func(w *Workload) { w.RacingCopies = 1 }},
+		{"racing_copies", func(w *Workload) { w.RacingCopies = MaxRacingCopies + 1 }},
 		{"name", func(w *Workload) { w.Name = "two\nlines" }},
 		{"write_txn_latency", func(w *Workload) { w.WriteTxnLatency.Weights = []float64{-1, 1} }},
 		{"write_txn_latency", func(w *Workload) { w.WriteTxnLatency.Values[1] = -time.Millisecond }},

@@ -342,7 +342,8 @@ var (
 		"shared_start", "late_s", "first_client", "all_threads", "all_target_rate", "error_codes", "consistency"}
 	cliHistKeys    = []string{"count", "sum_ns", "min_ns", "max_ns", "hdr"}
 	cliCounterKeys = []string{"attempts", "writes_objects", "object_conflicted", "writes_edges", "association_conflicted",
-		"adds_unique", "with_checks", "write_requests", "lock_conflicted", "unique_rejected"}
+		"adds_unique", "with_checks", "write_requests", "lock_conflicted", "unique_rejected",
+		"write_txns", "write_write_conflicted", "write_txns_conflicted", "racing_conflicted"}
 	cliSecondKeys = []string{"second", "warmup", "requests", "errors", "timeouts", "p50_us", "p99_us",
 		"write_requests", "lock_conflicted", "contention_pct", "hdr", "completed", "answered"}
 	cliClasses    = []string{"read", "write", "read_txn", "write_txn"}
@@ -355,7 +356,8 @@ var (
 	cliFailedOutcomes = []string{"conflict_object", "conflict_association", "timeout", "error",
 		"failed_after_reserve", "failed_after_primary_commit", "failed_after_primary_rollback"}
 	cliContention = []string{"object_lock_conflict_pct", "association_lock_conflict_pct",
-		"unique_association_exists_pct", "precondition_failed_pct", "overall_pct", "overall_with_unique_pct"}
+		"unique_association_exists_pct", "precondition_failed_pct", "overall_pct", "overall_with_unique_pct",
+		"write_write_conflict_pct", "write_txn_conflict_pct", "racing_insert_conflict_pct", "racing_insert_share_pct"}
 	cliLostKeys     = []string{"count", "timeline"}
 	cliLostSecKeys  = []string{"second", "errors", "timeouts"}
 	cliTopKeys      = []string{"run", "experiments"}

@@ -1,0 +1,200 @@
+package fidelity
+
+import (
+	"math"
+	"sync"
+
+	"github.com/taobench/taobench/randdist"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/tao"
+)
+
+// Key table sizes: a fixed table, whatever the graph's size. Up to
+// tableKeys keys are admitted (a hash sample of them when the graph has
+// more nodes), in twice as many slots so probes stay short.
+const (
+	tableKeys  = 1 << 16
+	tableSlots = 2 * tableKeys
+	bufferOps  = 256 // operations a client buffers before it takes the lock
+	// fullCount requests of an experiment are all counted, shared evenly
+	// by its clients (at least minFull each); past its share a client
+	// counts one in 2, 3, ... (its requests so far over its share), which
+	// keeps the null store's speed and leaves a database's runs whole.
+	fullCount = 1 << 18
+	minFull   = 256
+	topShare  = 0.01
+)
+
+// KeyTable counts the keys (the id1 of each operation) the database was
+// asked for, per key class and half (result.KeyStats), in memory bounded
+// by tableSlots: the hottest keys of each class, their share, how read and
+// write hotspots overlap and where hot write-transaction keys sit. Clients
+// count into their own KeyBuffer, which takes the table's lock once per
+// bufferOps operations.
+type KeyTable struct {
+	mu       sync.Mutex
+	slots    []keySlot
+	used     int
+	overflow int64
+	limit    uint64 // a key is admitted when its hash is below limit
+	sampled  float64
+	universe int64
+	ops      [result.NumKeyClasses][2]int64
+	requests int64  // requests counted
+	perFull  uint64 // requests each client counts in full
+}
+
+// keySlot is 32 bytes: ids are never negative, so -1 marks an empty slot.
+type keySlot struct {
+	id1 int64
+	n   [result.NumKeyClasses][2]uint32 // saturating
+}
+
+const emptySlot = -1
+
+// NewKeyTable returns a table for a graph of nodes objects and clients
+// clients: every key is admitted when they fit, else a hash sample of about
+// tableKeys/2 of them, leaving room for the objects runs create.
+func NewKeyTable(nodes int64, clients int) *KeyTable {
+	t := &KeyTable{slots: make([]keySlot, tableSlots), sampled: 1, limit: ^uint64(0),
+		perFull: max(minFull, fullCount/uint64(max(clients, 1)))}
+	for i := range t.slots {
+		t.slots[i].id1 = emptySlot
+	}
+	if nodes > tableKeys/2 {
+		t.sampled = float64(tableKeys/2) / float64(nodes)
+		t.limit = uint64(t.sampled * (1 << 63) * 2)
+	}
+	t.universe = int64(float64(nodes)*t.sampled + 0.5)
+	return t
+}
+
+// admit reports whether the table counts key id1.
+func (t *KeyTable) admit(id1 int64) bool {
+	return t.limit == ^uint64(0) || randdist.Mix(uint64(id1)^0x6b657973) < t.limit
+}
+
+// keyClass is the key class of a request class.
+func keyClass(c tao.Class) int {
+	switch c {
+	case tao.Write:
+		return result.KeyWrites
+	case tao.WriteTxn:
+		return result.KeyWriteTxns
+	}
+	return result.KeyReads
+}
+
+// KeyBuffer is one client's buffer into a KeyTable; not safe for
+// concurrent use.
+type KeyBuffer struct {
+	t        *KeyTable
+	half     int
+	seen     uint64 // requests offered
+	requests int64  // requests counted, not yet flushed
+	ops      []bufferedOp
+}
+
+type bufferedOp struct {
+	id1         int64
+	class, half uint8
+}
+
+// Buffer returns a new client buffer of t.
+func (t *KeyTable) Buffer() *KeyBuffer {
+	return &KeyBuffer{t: t, ops: make([]bufferedOp, 0, bufferOps)}
+}
+
+// Add counts the keys of one request (past fullCount, of a thinning
+// share); counted requests alternate halves.
+func (b *KeyBuffer) Add(req *tao.Request) {
+	b.seen++
+	if stride := b.seen / b.t.perFull; stride > 1 && b.seen%stride != 0 {
+		return
+	}
+	b.requests++
+	c := uint8(keyClass(req.Class))
+	h := uint8(b.half)
+	b.half ^= 1
+	for i := range req.Ops {
+		id := req.Ops[i].ID1
+		if !b.t.admit(id) {
+			continue
+		}
+		b.ops = append(b.ops, bufferedOp{id, c, h})
+		if len(b.ops) == cap(b.ops) {
+			b.Flush()
+		}
+	}
+}
+
+// Flush hands the buffered operations to the table.
+func (b *KeyBuffer) Flush() {
+	if len(b.ops) == 0 && b.requests == 0 {
+		return
+	}
+	t := b.t
+	t.mu.Lock()
+	t.requests += b.requests
+	b.requests = 0
+	for _, o := range b.ops {
+		t.ops[o.class][o.half]++
+		s := t.slot(o.id1)
+		if s == nil {
+			t.overflow++
+			continue
+		}
+		if s.n[o.class][o.half] < math.MaxUint32 {
+			s.n[o.class][o.half]++
+		}
+	}
+	t.mu.Unlock()
+	b.ops = b.ops[:0]
+}
+
+// slot finds or claims id1's slot by linear probing; nil when the table
+// holds tableKeys keys already.
+func (t *KeyTable) slot(id1 int64) *keySlot {
+	i := randdist.Mix(uint64(id1)) & (tableSlots - 1)
+	for {
+		s := &t.slots[i]
+		if s.id1 == emptySlot {
+			if t.used >= tableKeys {
+				return nil
+			}
+			s.id1 = id1
+			t.used++
+			return s
+		}
+		if s.id1 == id1 {
+			return s
+		}
+		i = (i + 1) & (tableSlots - 1)
+	}
+}
+
+// Stats returns what the table counted (call it once the clients have
+// flushed).
+func (t *KeyTable) Stats() *result.KeyStats {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	k := &result.KeyStats{Sampled: t.sampled, Universe: t.universe, Overflow: t.overflow, Requests: t.requests}
+	k.TopN = min(result.MaxTopKeys, max(1, int(float64(t.universe)*topShare+0.5)))
+	for c := range result.NumKeyClasses {
+		kc := &k.Classes[c]
+		kc.Ops = t.ops[c]
+		var all []result.KeyCount
+		for i := range t.slots {
+			s := &t.slots[i]
+			if s.id1 != emptySlot && s.n[c][0]+s.n[c][1] > 0 {
+				all = append(all, result.KeyCount{ID1: s.id1, N: [2]int64{int64(s.n[c][0]), int64(s.n[c][1])}})
+			}
+		}
+		kc.Keys = int64(len(all))
+		result.SortKeys(all, func(x result.KeyCount) int64 { return x.N[0] })
+		kc.Top = append([]result.KeyCount(nil), all[:min(len(all), k.TopN)]...)
+		result.SortKeys(all, func(x result.KeyCount) int64 { return x.N[0] + x.N[1] })
+		kc.Hot = append([]result.KeyCount(nil), all[:min(len(all), k.TopN)]...)
+	}
+	return k
+}

@@ -1,0 +1,178 @@
+package fidelity
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/taobench/taobench/gen"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/workload"
+)
+
+// Skew rows compare the keys the database was asked for with what the
+// plan's own requests give through the same table and estimator, at the
+// same number of requests (at most MaxSimulated): the split-half
+// estimator's result depends on the sample's size, so only the same size
+// compares. KeyTolerance is the model error allowed besides four standard
+// errors of the observed share: the share of the top 1% of keys varies
+// between two streams of one plan more than a binomial share does, the top
+// keys' own counts being random (workload a at 20,000 requests: 0.384 and
+// 0.439 at two seeds); uniform access gives under 0.08 against a's 0.44.
+const (
+	MaxSimulated = 1_000_000
+	KeyTolerance = 0.06
+	// simClient is the generator client the expectation draws from: none
+	// of a run's (12 bits of client number in ids).
+	simClient = 1 << 30
+)
+
+// ExpectedKeys counts n requests of plan (clients' own streams are not
+// drawn) into a table for a graph of nodes objects.
+func ExpectedKeys(plan *gen.Plan, nodes int64, n int64) *result.KeyStats {
+	t := NewKeyTable(nodes, 1)
+	b := t.Buffer()
+	g := plan.Client(simClient, 0)
+	var req tao.Request
+	var res tao.Result
+	for range min(n, MaxSimulated) {
+		g.Next(&req)
+		b.Add(&req)
+		// As if the database found what it read and updated and inserted
+		// what it added: the generator aims later writes with
+		// preconditions at keys it remembers, as in a run.
+		res.Reset(len(req.Ops))
+		res.Outcome = tao.OK
+		for i := range req.Ops {
+			k := req.Ops[i].Kind
+			res.Ops[i].Found, res.Ops[i].Version = k != tao.EdgeAdd && k != tao.ObjAdd, 1
+		}
+		g.Observe(&req, &res)
+	}
+	b.Flush()
+	return t.Stats()
+}
+
+// KeyRows sets the hot keys the database was asked for (c.Keys) beside
+// the expectation exp (ExpectedKeys at the same number of requests): the
+// share of each class's operations on its top 1% of keys, how many hot
+// write keys are hot read keys too, and how many hot write-transaction
+// keys share their shard with another. Nothing when c has no key table.
+func KeyRows(c *result.Counters, exp *result.KeyStats) []result.FidelityRow {
+	k := c.Keys
+	if k == nil || exp == nil {
+		return nil
+	}
+	var rows []result.FidelityRow
+	notes := [result.NumKeyClasses]string{
+		"TAOBench Fig. 2: extreme skew; P90 of the top 400K keys 3.3 M reads/day",
+		"TAOBench Fig. 2: P90 of the top 400K keys 3.3 K writes/day",
+		"TAOBench Fig. 6: 3.89% to 67.2% of the top 400K keys over 1 K/day",
+	}
+	for cl := range result.NumKeyClasses {
+		hits, n := k.Classes[cl].TopShare()
+		eh, en := exp.Classes[cl].TopShare()
+		if n == 0 {
+			continue
+		}
+		target := ratio(eh, en)
+		r := result.FidelityRow{Figure: fmt.Sprintf("%s on the top 1%% of keys", result.KeyClassNames[cl]),
+			Target: target, Observed: ratio(hits, n), N: n, P: -1,
+			Note: fmt.Sprintf("top %d of %d keys; the plan's draws at the same size; %s", k.TopN, k.Universe, notes[cl])}
+		r.Tolerance = KeyTolerance + 4*math.Sqrt(target*(1-target)/float64(n))
+		r.Verdict = verdict(n, math.Abs(r.Observed-r.Target) <= r.Tolerance)
+		switch kc := &k.Classes[cl]; {
+		case kc.Keys < 2*int64(k.TopN):
+			// The class touched so few keys that its top 1% is most of them.
+			r.Verdict = result.Skipped
+			r.Note = fmt.Sprintf("skipped: %d keys touched, fewer than twice the top %d; %s", kc.Keys, k.TopN, r.Note)
+		case kc.Ops[0] < 4*int64(k.TopN):
+			// Too few operations to tell the hottest keys from lucky ones.
+			r.Verdict = result.Skipped
+			r.Note = fmt.Sprintf("skipped: %d operations in the half that picks the top %d, under 4 a key; %s", kc.Ops[0], k.TopN, r.Note)
+		}
+		rows = append(rows, r)
+	}
+	// A set of hot keys means something when the class touched more keys
+	// than it: else it is most of what was touched, here and in the plan.
+	enough := func(cl int) bool {
+		return k.Classes[cl].Keys >= 2*int64(k.TopN) && exp.Classes[cl].Keys >= 2*int64(exp.TopN)
+	}
+	if w, rd := &k.Classes[result.KeyWrites], &k.Classes[result.KeyReads]; enough(result.KeyWrites) && enough(result.KeyReads) {
+		ew, er := &exp.Classes[result.KeyWrites], &exp.Classes[result.KeyReads]
+		o, n := overlap(w.Hot, rd.Hot)
+		eo, en := overlap(ew.Hot, er.Hot)
+		rows = append(rows, setRow("hot write keys also hot read keys", ratio(eo, en), o, n,
+			"TAOBench §3.2, Fig. 3: over 99.0% of hot Like write keys are read less than once a day"))
+	}
+	if wt := &k.Classes[result.KeyWriteTxns]; enough(result.KeyWriteTxns) {
+		ew := &exp.Classes[result.KeyWriteTxns]
+		co, n := colocated(wt.Hot)
+		eo, en := colocated(ew.Hot)
+		rows = append(rows, setRow("hot write_txn keys sharing a shard", ratio(eo, en), co, n,
+			"TAOBench §3.3, Fig. 9: 93.9%, 10.0%, 17.0% (product groups 1-3)"))
+	}
+	return rows
+}
+
+// setRow is a row of a share of a set of hot keys against the plan's.
+func setRow(figure string, target float64, hits, n int64, note string) result.FidelityRow {
+	r := result.FidelityRow{Figure: figure, Target: target, Observed: ratio(hits, n), N: n, P: -1,
+		Note: note + "; target: the plan's draws at the same size"}
+	// Few keys: allow for a handful of them, beside the model error.
+	r.Tolerance = KeyTolerance + 4*math.Sqrt(math.Max(target*(1-target), 1/float64(max(n, 1)))/float64(max(n, 1)))
+	// A set of hot keys is a small sample: verdict on it even below
+	// MinObservations when it has some keys.
+	r.Verdict = verdict(max(n, MinObservations), math.Abs(r.Observed-r.Target) <= r.Tolerance)
+	if n < 10 {
+		r.Verdict = result.Skipped
+	}
+	return r
+}
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// overlap counts the keys of a also in b, of len(a).
+func overlap(a, b []result.KeyCount) (int64, int64) {
+	in := make(map[int64]bool, len(b))
+	for _, x := range b {
+		in[x.ID1] = true
+	}
+	var n int64
+	for _, x := range a {
+		if in[x.ID1] {
+			n++
+		}
+	}
+	return n, int64(len(a))
+}
+
+// colocated counts the keys of l whose shard holds another key of l.
+func colocated(l []result.KeyCount) (int64, int64) {
+	per := map[int]int64{}
+	for _, x := range l {
+		per[tao.ShardOf(x.ID1)]++
+	}
+	var n int64
+	for _, x := range l {
+		if per[tao.ShardOf(x.ID1)] > 1 {
+			n++
+		}
+	}
+	return n, int64(len(l))
+}
+
+// Rows are all of a run's rows: Compare's, then the hot keys' (KeyRows,
+// against plan's draws on a graph of nodes objects) and the races'.
+func Rows(w *workload.Workload, plan *gen.Plan, nodes int64, c *result.Counters) []result.FidelityRow {
+	rows := Compare(w, plan.Targets(), c)
+	if c.Keys != nil {
+		rows = append(rows, KeyRows(c, ExpectedKeys(plan, nodes, c.Keys.Requests))...)
+	}
+	return append(rows, RaceRows(w, c)...)
+}

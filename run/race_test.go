@@ -1,0 +1,163 @@
+package run
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/taobench/taobench/bulkload"
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/internal/testenv"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/store"
+	_ "github.com/taobench/taobench/store/sqlstore" // sqlite:, postgres://, mysql://
+	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/workload"
+)
+
+// raceRun runs workload a, writes only, for a few seconds on a fresh
+// graph at url with racing_inserts share, and returns what it counted.
+func raceRun(t *testing.T, url string, share float64) *result.Experiment {
+	t.Helper()
+	ctx := context.Background()
+	w, err := workload.Builtin("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.RacingInserts = share
+	// Writes only, with more new associations, so a short run has races.
+	w.Requests.Weights = []float64{0, 57, 0, 1}
+	for i, k := range w.WriteKinds.Values {
+		if k == tao.EdgeAdd {
+			w.WriteKinds.Weights[i] = 200
+		}
+	}
+	g, err := graph.New(w, 1, 20_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Default.Open(ctx, url, store.Options{Clients: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	db := st.(store.Database)
+	if err := db.Setup(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bulkload.Load(ctx, db, g, g.Meta(w), bulkload.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	x, err := Do(ctx, Config{Store: st, Workload: w, Graph: g, Seed: 3, Retries: 5}, Experiment{Threads: 8, Duration: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// TestRacingInsertsAtTheDatabase: racing inserts reach the database as
+// identical requests of different clients, one wins and the others are
+// counted as racing-insert conflicts, nearly all of the write-write
+// conflicts; without them, none is racing. SQLite always; PostgreSQL and
+// MariaDB when reachable (their locks decide the race).
+func TestRacingInsertsAtTheDatabase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs against databases")
+	}
+	urls := map[string]func(t *testing.T) string{
+		"sqlite":   func(t *testing.T) string { return "sqlite:" + filepath.Join(t.TempDir(), "r.db") },
+		"postgres": func(t *testing.T) string { return testenv.FreshPostgres(t, testenv.PostgresURL(t)) },
+		"mysql":    func(t *testing.T) string { return testenv.FreshMySQL(t, testenv.MySQLURL(t)) },
+	}
+	for _, name := range []string{"sqlite", "postgres", "mysql"} {
+		t.Run(name, func(t *testing.T) {
+			x := raceRun(t, urls[name](t), 1)
+			r := x.Counters.Races
+			c := x.Sum().Contention()
+			t.Logf("%+v; contention %+v", r, c)
+			// Copies: the requests of races outnumber the races' first
+			// requests, which are about a share edge_add_new of adds.
+			if r.Racing == 0 || r.RacingConflicted == 0 {
+				t.Fatalf("no racing insert lost at the database: %+v", r)
+			}
+			share := float64(r.RacingConflicted) / float64(r.Conflicted)
+			if share < 0.9 {
+				t.Errorf("racing inserts are %.3f of write-write conflicts (%d of %d); want at least 0.9", share, r.RacingConflicted, r.Conflicted)
+			}
+			if d := c.RacingInsertSharePct - 100*share; d > 1e-9 || d < -1e-9 {
+				t.Errorf("contention racing_insert_share_pct %.3f, counters %.3f", c.RacingInsertSharePct, 100*share)
+			}
+			// A race of three copies has two losers when all three
+			// joined: lost requests are at most 2/3 of racing ones.
+			if 3*r.RacingConflicted > 2*r.Racing+3 {
+				t.Errorf("%d of %d racing requests lost: more than two of three", r.RacingConflicted, r.Racing)
+			}
+			if name != "sqlite" {
+				return
+			}
+			// Damage check: the same run without racing inserts has none.
+			y := raceRun(t, urls[name](t), 0)
+			if ry := y.Counters.Races; ry.Racing != 0 || ry.RacingConflicted != 0 {
+				t.Errorf("racing_inserts 0: %+v, want no racing request", ry)
+			}
+		})
+	}
+}
+
+// TestSkewAtTheDatabase: what SQLite was asked for under workload a has
+// TAO's skew per class (the key rows pass against the plan's draws, and
+// reads on the hottest 1% of keys are far above uniform's 1%). That
+// uniform keys fail these rows is fidelity's TestKeyRowsCatchUniformAccess.
+func TestSkewAtTheDatabase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs against SQLite")
+	}
+	ctx := context.Background()
+	w, err := workload.Builtin("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.New(w, 1, 200_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Default.Open(ctx, "sqlite:"+filepath.Join(t.TempDir(), "s.db"), store.Options{Clients: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	db := st.(store.Database)
+	if err := db.Setup(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bulkload.Load(ctx, db, g, g.Meta(w), bulkload.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	x, err := Do(ctx, Config{Store: st, Workload: w, Graph: g, Seed: 3, Retries: 5}, Experiment{Threads: 4, Duration: 4 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]result.FidelityRow{}
+	for _, r := range x.Fidelity {
+		rows[r.Figure] = r
+	}
+	for _, f := range []string{"reads on the top 1% of keys", "writes on the top 1% of keys", "hot write keys also hot read keys", "hot write_txn keys sharing a shard"} {
+		r, ok := rows[f]
+		if !ok {
+			// The write rows need more operations than a short SQLite run
+			// may have; reads always have them.
+			if f == "reads on the top 1% of keys" {
+				t.Errorf("no row %q", f)
+			}
+			continue
+		}
+		t.Logf("%s: target %.3f observed %.3f n %d %s", f, r.Target, r.Observed, r.N, r.Verdict)
+		if r.Failed() {
+			t.Errorf("%s: %.3f against %.3f (tolerance %.3f)", f, r.Observed, r.Target, r.Tolerance)
+		}
+	}
+	if r := rows["reads on the top 1% of keys"]; r.Observed < 0.25 || r.Verdict != result.Pass {
+		t.Errorf("reads on the top 1%% of keys %.3f (%s); want TAO's skew, far above 0.01", r.Observed, r.Verdict)
+	}
+}
