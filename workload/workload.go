@@ -224,6 +224,34 @@ func (w *Workload) ClassSkew(c tao.Class) Skew {
 	return *s
 }
 
+// AsksSkew reports whether the workload asks for skewed keys: a class's
+// key skew other than uniform, or write hot sets kept apart from the
+// reads'.
+func (w *Workload) AsksSkew() bool {
+	for _, c := range []tao.Class{tao.Read, tao.Write, tao.WriteTxn} {
+		if w.ClassSkew(c).Kind != Uniform {
+			return true
+		}
+	}
+	return w.HotspotOverlap < 1
+}
+
+// AimedWrites is the share of single writes aimed at a key the client
+// read (a write_version precondition takes the client's remembered read).
+func (w *Workload) AimedWrites() float64 {
+	var aimed, all float64
+	for i, p := range w.OpPredicates.Values {
+		all += w.OpPredicates.Weights[i]
+		if p == tao.PredWriteVersion {
+			aimed += w.OpPredicates.Weights[i]
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return aimed / all
+}
+
 // Shards returns the shard count.
 func (w *Workload) Shards() int { return len(w.PrimaryShards.Values) }
 

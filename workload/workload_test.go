@@ -719,3 +719,24 @@ func TestLinkBenchBuiltin(t *testing.T) {
 		t.Errorf("key choice: limit %d, correlation %v, targets %v %v", w.RangeLimit, w.EdgeReadCorrelation, w.RangeNonEmpty, w.EdgeHitRate)
 	}
 }
+
+// TestSkewClaims: a and o ask for skew with a few aimed writes; preconditioned
+// aims every write at a read; t3 leaves keys uniform.
+func TestSkewClaims(t *testing.T) {
+	for name, want := range map[string]struct {
+		skew  bool
+		aimed float64
+	}{"a": {true, 0.02}, "o": {true, 0.02}, "preconditioned": {true, 1}} {
+		w, err := Builtin(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := w.AimedWrites(); w.AsksSkew() != want.skew || got < want.aimed-1e-9 || got > want.aimed+1e-9 {
+			t.Errorf("%s: AsksSkew %v, AimedWrites %v; want %v, %v", name, w.AsksSkew(), got, want.skew, want.aimed)
+		}
+	}
+	u := &Workload{HotspotOverlap: 1}
+	if u.AsksSkew() {
+		t.Error("uniform keys, shared hot sets: AsksSkew is true")
+	}
+}
