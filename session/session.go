@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
 	"github.com/taobench/taobench/buildinfo"
 
 	"github.com/taobench/taobench/bulkload"
@@ -148,6 +150,44 @@ func (s *Session) Close() error {
 		return nil
 	}
 	return s.st.Close()
+}
+
+// CloseWithin closes the store as Close does, waiting at most d: a hung
+// server (or a client still stuck in a request the run abandoned) can make
+// a driver's Close wait for connections that never answer, pgx's pool for
+// 15 s per connection, and the results are already out. What is left
+// unclosed the operating system closes when the process exits. It reports
+// whether the store closed in time.
+func (s *Session) CloseWithin(d time.Duration) bool {
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		s.Close()
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-closed:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// Schema is the DDL taobench runs on the database of url. It needs no
+// connection where the store can tell it without one: an SQLite file is
+// then neither opened nor created.
+func Schema(ctx context.Context, url string) ([]string, error) {
+	st, err := store.Default.Open(ctx, url, store.Options{Clients: 1, SchemaOnly: true})
+	if err != nil {
+		return nil, badInputErr(err)
+	}
+	defer st.Close()
+	db, ok := st.(store.Database)
+	if !ok {
+		return nil, badInput("%s keeps no data; give a database URL (sqlite:PATH, postgres://..., mysql://...)", store.Redact(url))
+	}
+	return db.Schema(), nil
 }
 
 // needDatabase returns the store as a database, or an InputError saying a

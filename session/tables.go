@@ -10,8 +10,17 @@ import (
 
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/tao"
 )
+
+// RateNote describes an experiment's loop for its opening line.
+func RateNote(rate float64, a run.Arrival) string {
+	if rate == 0 {
+		return ", closed loop"
+	}
+	return fmt.Sprintf(", target rate %s req/s (%s arrivals)", strconv.FormatFloat(rate, 'f', -1, 64), a)
+}
 
 // The tables the command prints, for any program that wants them.
 

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"io"
 	"net/url"
 	"strings"
 )
@@ -61,4 +62,18 @@ func urlPasswords(raw string) []string {
 		}
 	}
 	return ps
+}
+
+// RedactWriter masks the passwords of the URLs among Args in what it
+// writes to W: status lines may quote a driver's error.
+type RedactWriter struct {
+	W    io.Writer
+	Args []string
+}
+
+func (r RedactWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.W, RedactArgs(string(p), r.Args)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/htmlreport"
+	"github.com/taobench/taobench/internal/flagx"
 )
 
 // cmdReport writes one self-contained HTML page of charts and tables from
@@ -17,11 +18,11 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	out := fs.String("o", "report.html", "write the HTML page to this file (also --out)")
 	fs.StringVar(out, "out", "report.html", "the same as -o")
-	flagArgs, names := splitArgs(fs, args)
+	flagArgs, names := flagx.SplitArgs(fs, args)
 	if err := parse(fs, flagArgs); err != nil {
 		return err
 	}
-	if given := setFlags(fs); *out == "" && (given["o"] || given["out"]) {
+	if given := flagx.Given(fs); *out == "" && (given["o"] || given["out"]) {
 		return badInput("report: -o '': give a file name, or leave -o out")
 	}
 	if len(names) == 0 {
@@ -39,11 +40,11 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 		}
 		files = append(files, &htmlreport.File{Name: name, Doc: doc})
 	}
-	err = outF.writeWith(func(w io.Writer) error { return htmlreport.Write(w, files, time.Now()) }, true)
+	err = outF.WriteWith(func(w io.Writer) error { return htmlreport.Write(w, files, time.Now()) }, true)
 	if err != nil {
 		return err
 	}
-	if outF.stream() == nil {
+	if outF.Stream() == nil {
 		fmt.Fprintf(e.stderr, "wrote the report of %d results files to %s\n", len(files), *out)
 	}
 	return nil

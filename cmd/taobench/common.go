@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taobench/taobench/internal/flagx"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
-	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -45,17 +45,17 @@ func defaultDB() string { return "sqlite:" + defaultDBPath() }
 // stdout for -h and to its stderr after a flag error.
 func parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
-	if err := givenTwice(fs, args); err != nil {
-		return &exitError{exitBadInput, &usageError{fmt.Errorf("%s: %v", fs.Name(), err), flagUsage(fs)}}
+	if err := flagx.GivenTwice(fs, args); err != nil {
+		return &exitError{exitBadInput, &usageError{fmt.Errorf("%s: %v", fs.Name(), err), flagx.Usage(fs)}}
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return &usageError{errHelp, flagUsage(fs)}
+			return &usageError{errHelp, flagx.Usage(fs)}
 		}
-		return &exitError{2, &usageError{fmt.Errorf("%s: %v", fs.Name(), err), flagUsage(fs)}}
+		return &exitError{2, &usageError{fmt.Errorf("%s: %v", fs.Name(), err), flagx.Usage(fs)}}
 	}
 	if fs.NArg() > 0 {
-		return &exitError{2, &usageError{fmt.Errorf("%s: unexpected argument %q (flags start with --)", fs.Name(), fs.Arg(0)), flagUsage(fs)}}
+		return &exitError{2, &usageError{fmt.Errorf("%s: unexpected argument %q (flags start with --)", fs.Name(), fs.Arg(0)), flagx.Usage(fs)}}
 	}
 	return dbFromEnv(fs)
 }
@@ -80,41 +80,6 @@ func dbFromEnv(fs *flag.FlagSet) error {
 	return f.Value.Set(v)
 }
 
-// givenTwice reports a flag given more than once: the flag package would
-// silently keep the last value, and "--threads 4 ... --threads 8" is more
-// likely a mistake than a wish. It reads args as fs.Parse will: "-f" and
-// "--f", "--f=v", a non-boolean flag's value in the next argument (even one
-// starting with "-"), up to "--" or the first non-flag; an unknown flag
-// stops it, for fs.Parse to report.
-func givenTwice(fs *flag.FlagSet, args []string) error {
-	seen := map[flag.Value]string{} // by value: -o and --out share one
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if len(a) < 2 || a[0] != '-' || a == "--" {
-			return nil
-		}
-		name := strings.TrimPrefix(a[1:], "-")
-		name, _, hasValue := strings.Cut(name, "=")
-		f := fs.Lookup(name)
-		if f == nil {
-			return nil
-		}
-		written := a
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasValue && !(ok && b.IsBoolFlag()) && i+1 < len(args) {
-			i++
-			written += " " + args[i]
-		}
-		if r, ok := f.Value.(interface{ Repeatable() bool }); ok && r.Repeatable() {
-			continue // a list, such as rate's --sla
-		}
-		if first, dup := seen[f.Value]; dup {
-			return fmt.Errorf("flag --%s given twice (%s, then %s); give it once", name, first, written)
-		}
-		seen[f.Value] = written
-	}
-	return nil
-}
-
 // usageError is an error that comes with the command's flags.
 type usageError struct {
 	err   error
@@ -123,15 +88,6 @@ type usageError struct {
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
-
-func flagUsage(fs *flag.FlagSet) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "Usage of taobench %s:\n", fs.Name())
-	fs.SetOutput(&b)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-	return b.String()
-}
 
 // durationFlag accepts Go syntax and bare seconds.
 type durationFlag struct{ d *time.Duration }
@@ -152,21 +108,22 @@ func (f durationFlag) Set(s string) error {
 	return nil
 }
 
-// setFlags reports which flags were given on the command line.
-func setFlags(fs *flag.FlagSet) map[string]bool {
-	m := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { m[f.Name] = true })
-	return m
-}
-
 // loadWorkload resolves a built-in name or a file; errors are bad input.
 // It says which fields of the workload a run that injects latency (or
-// not) reads but does not apply.
+// not) reads but does not apply, and what it injects.
 func loadWorkload(e *env, name string, inject bool) (*workload.Workload, error) {
 	ws, err := loadWorkloads(e, []string{name}, inject)
 	if err != nil {
 		return nil, err
 	}
+	if !inject {
+		return ws[0], nil
+	}
+	note, err := session.InjectionNote(ws[0])
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(e.stderr, note)
 	return ws[0], nil
 }
 
@@ -189,31 +146,6 @@ func loadWorkloads(e *env, names []string, inject bool) ([]*workload.Workload, e
 	return ws, nil
 }
 
-func openStoreOpts(ctx context.Context, raw string, opts store.Options) (store.Store, error) {
-	st, err := store.Default.Open(ctx, raw, opts)
-	if err != nil {
-		return nil, badInputErr(err)
-	}
-	return st, nil
-}
-
-func openDatabase(ctx context.Context, raw string, clients int) (store.Database, error) {
-	return openDatabaseOpts(ctx, raw, store.Options{Clients: clients})
-}
-
-func openDatabaseOpts(ctx context.Context, raw string, opts store.Options) (store.Database, error) {
-	st, err := openStoreOpts(ctx, raw, opts)
-	if err != nil {
-		return nil, err
-	}
-	db, ok := st.(store.Database)
-	if !ok {
-		st.Close()
-		return nil, badInput("%s keeps no data; give a database URL (sqlite:PATH, postgres://..., mysql://...)", store.Redact(raw))
-	}
-	return db, nil
-}
-
 // openSession opens the database of a command, printing what the store
 // says about how it opened; close it with closeSession.
 func openSession(ctx context.Context, e *env, name, dbURL string, clients int, split session.Split, sink session.Sink) (*session.Session, error) {
@@ -227,5 +159,13 @@ func openSession(ctx context.Context, e *env, name, dbURL string, clients int, s
 	return s, nil
 }
 
+// closeWait bounds how long a command waits for its store to close
+// (session.CloseWithin says why).
+const closeWait = 500 * time.Millisecond
+
 // closeSession closes the session's store, waiting at most closeWait.
-func closeSession(e *env, s *session.Session) { closeStore(e, s.Store(), s.Name()) }
+func closeSession(e *env, s *session.Session) {
+	if !s.CloseWithin(closeWait) {
+		fmt.Fprintf(e.stderr, "closing the connections to %s took more than %v: leaving them to the operating system\n", s.Name(), closeWait)
+	}
+}

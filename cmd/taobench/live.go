@@ -4,7 +4,9 @@ import (
 	"fmt"
 
 	"github.com/taobench/taobench/livemetrics"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/session"
 )
 
 const metricsAddrHelp = "serve Prometheus metrics at http://HOST:PORT/metrics while the command works (docs/results.md), e.g. 127.0.0.1:9100; port 0 picks a free one"
@@ -45,4 +47,15 @@ func (e *env) liveRuns() run.Live {
 		return nil
 	}
 	return e.live.Runs
+}
+
+// sink is how a command shows a session's work: notes and load progress
+// on stderr, load progress also to the metrics server (started before),
+// experiments through started and ended (nil: nothing).
+func (e *env) sink(started func(k, n int, label string, x run.Experiment), ended func([]*result.Experiment, bool) error) *session.TextSink {
+	s := &session.TextSink{W: e.stderr, Started: started, Ended: ended}
+	if e.live != nil {
+		s.Load = e.live.Load
+	}
+	return s
 }

@@ -187,7 +187,7 @@ func TestLiveMetricsLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := openSession(context.Background(), e, "load", db, 1, session.Split{}, &cliSink{e: e})
+	s, err := openSession(context.Background(), e, "load", db, 1, session.Split{}, e.sink(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
