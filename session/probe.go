@@ -115,6 +115,15 @@ type SweepSpec struct {
 	MaxP99        time.Duration
 }
 
+// Check checks an automatic sweep's figures (not needed with Rates); its
+// error is an InputError naming sweep's flags.
+func (spec SweepSpec) Check() error {
+	if spec.Rates == nil && (!(spec.Start > 0) || run.CheckRate(spec.Start) != nil || !(spec.Factor > 1) || math.IsInf(spec.Factor, 0) || spec.MaxSteps < 1) {
+		return badInput("sweep: --start must be a positive rate, --factor above 1, --max-steps at least 1")
+	}
+	return nil
+}
+
 // SweepEnd is how a sweep ended.
 type SweepEnd struct {
 	// Saturated says why the probe at Rate saturated; "" when none did.
@@ -159,6 +168,18 @@ type RateSpec struct {
 	SLAs                     []SLA
 	Start, Factor, Precision float64
 	MaxProbes                int
+}
+
+// Check checks the rating's figures; its error is an InputError naming
+// rate's flags.
+func (spec RateSpec) Check() error {
+	if len(spec.SLAs) == 0 {
+		return badInput("rate: give at least one --sla, e.g. --sla 'p99<=20ms' --sla 'errors<=0.1%%'")
+	}
+	if !(spec.Start > 0) || run.CheckRate(spec.Start) != nil || !(spec.Factor > 1) || math.IsInf(spec.Factor, 0) || !(spec.Precision > 0) || spec.MaxProbes < 1 {
+		return badInput("rate: --start must be a positive rate, --factor above 1, --precision positive, --max-probes at least 1")
+	}
+	return nil
 }
 
 // Rating is a rating's outcome.

@@ -207,9 +207,7 @@ func (s *Session) Run(ctx context.Context, p Plan) ([]*result.Experiment, error)
 		}
 		s.sink.ExperimentStarted(k, len(mine), step.Label, x)
 		cfg.FirstClient = firsts[k]
-		if cfg.Store == nil {
-			cfg.Store = s.st
-		}
+		cfg = s.config(cfg)
 		if cfg.Run, err = s.ReserveRun(ctx, k); err != nil {
 			return done, err
 		}
@@ -244,9 +242,7 @@ func (s *Session) Run(ctx context.Context, p Plan) ([]*result.Experiment, error)
 // cfg.Seed, with a run number of its own: a probe of a sweep or a rating,
 // whose next rate depends on this one's result. The sink is not told.
 func (s *Session) Experiment(ctx context.Context, cfg run.Config, k int, x run.Experiment) (*result.Experiment, error) {
-	if cfg.Store == nil {
-		cfg.Store = s.st
-	}
+	cfg = s.config(cfg)
 	var err error
 	if cfg.Run, err = s.ReserveRun(ctx, k); err != nil {
 		return nil, err

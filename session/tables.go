@@ -137,3 +137,40 @@ func triple(st metrics.LatencyStats) string {
 	}
 	return fmt.Sprintf("%.2f/%.2f/%.2f", st.P50/1000, st.P99/1000, st.P999/1000)
 }
+
+// WriteSweepEnd says why a sweep stopped, when it did before its rates
+// ran out.
+func WriteSweepEnd(w io.Writer, end SweepEnd) {
+	switch {
+	case end.Unsaturated:
+		fmt.Fprintf(w, "stopped after %d steps without saturating: give a higher --start or --max-steps\n", end.Steps)
+	case end.Saturated != "":
+		fmt.Fprintf(w, "saturated at a target of %g req/s: %s\n", end.Rate, end.Saturated)
+	}
+}
+
+// WriteProbe prints probe n's verdict (from 1) against the SLAs.
+func WriteProbe(w io.Writer, n int, x *result.Experiment, slas []SLA) {
+	line, pass := Verdict(x, slas)
+	word := "pass"
+	if !pass {
+		word = "FAIL"
+	}
+	fmt.Fprintf(w, "probe %d: target %.0f req/s: %s: %s\n", n, x.OpenLoop.Rate, word, line)
+}
+
+// WriteRating prints the rating r found in at most maxProbes probes; a
+// rating of 0 (even the lowest target failed) is the caller's to report.
+func WriteRating(w io.Writer, r Rating, maxProbes int) {
+	switch {
+	case r.OutOfProbes:
+		fmt.Fprintf(w, "stopped after %d probes (--max-probes)\n", maxProbes)
+	case r.AtMaxRate:
+		fmt.Fprintf(w, "the next probe would pass the most taobench issues (%g req/s)\n", float64(run.MaxRate))
+	}
+	fmt.Fprintf(w, "rating: %.0f req/s, the highest target at which every SLA held", r.Rate)
+	if r.Failed > 0 {
+		fmt.Fprintf(w, " (%.0f req/s failed)", r.Failed)
+	}
+	fmt.Fprintln(w)
+}

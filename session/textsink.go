@@ -16,12 +16,10 @@ import (
 
 // TextSink is a Sink for a person: notes and load progress as text on W
 // (a bar redrawn in place on a terminal, a plain line every 10 s
-// otherwise, so logs and CI keep readable output), load progress also to
-// Load, and experiments through Started and Ended. Nil fields do nothing.
+// otherwise, so logs and CI keep readable output), and experiments
+// through Started and Ended. Nil fields do nothing.
 type TextSink struct {
 	W io.Writer
-	// Load also gets each load progress report: the live metrics.
-	Load interface{ Observe(bulkload.Progress) }
 	// Started and Ended are the sink's ExperimentStarted and
 	// ExperimentEnded.
 	Started func(k, n int, label string, x run.Experiment)
@@ -37,9 +35,6 @@ func (t *TextSink) Note(msg string) { fmt.Fprintln(t.W, msg) }
 func (t *TextSink) LoadProgress(p bulkload.Progress) {
 	if t.bar == nil {
 		t.bar = newProgress(t.W)
-	}
-	if t.Load != nil {
-		t.Load.Observe(p)
 	}
 	t.bar.report(p)
 }

@@ -106,16 +106,11 @@ func (f *expFlags) check(e *env, args []string) error {
 func (f *expFlags) paper(ctx context.Context, e *env, do func(*session.Session, session.Ladder) (*session.Paper, error)) error {
 	n := "experiment " + f.name
 	e.sizeProcs(0, f.rs.threads)
-	live, err := startLive(e, n, f.outs.metricsAddr)
-	if err != nil {
-		return err
-	}
-	defer stopLive(e, live)
 	sink := e.sink(func(i, k int, label string, x run.Experiment) {
 		fmt.Fprintf(e.stderr, "step %d of %d: %s: %d threads, warmup %v, duration %v%s, request timeout %v, retries %d\n",
 			i+1, k, label, x.Threads, x.Warmup, x.Duration, session.RateNote(x.Rate, f.ol.arrival), f.timeout, f.rs.retries)
 	}, nil)
-	s, err := openSession(ctx, e, n, f.db.url, f.rs.threads, session.Split{}, sink)
+	s, err := openSession(ctx, e, f.db.url, session.Options{Name: n, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr})
 	if err != nil {
 		return err
 	}
@@ -123,7 +118,7 @@ func (f *expFlags) paper(ctx context.Context, e *env, do func(*session.Session, 
 	p, err := do(s, session.Ladder{
 		Experiment: f.rs.experiment(f.ol.rate),
 		Config: run.Config{Seed: f.rs.seed, Retries: f.rs.retries, Timeout: f.timeout, Drain: f.rs.drain,
-			Status: store.RedactWriter{W: e.stderr, Args: f.args}, Arrival: f.ol.arrival, Live: e.liveRuns()},
+			Status: store.RedactWriter{W: e.stderr, Args: f.args}, Arrival: f.ol.arrival},
 		Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven, LoadThreads: f.gr.loadThreads,
 	})
 	if werr := writeExperimentJSON(e, f.outF, p); werr != nil {

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/internal/flagx"
-	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/internal/termsafe"
+	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/textreport"
 )
 
@@ -43,20 +43,12 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var runs []result.Named
-	for _, name := range files {
-		doc, err := readResults("merge", name)
-		if err != nil {
-			return err
-		}
-		runs = append(runs, result.Named{Name: name, Doc: doc})
-	}
-	m, err := result.Merge(runs)
+	m, lost, err := session.Merge(files)
 	if err != nil {
-		return badInput("merge: %v", err)
+		return err
 	}
-	if err := fidelity.Recompute(m); err != nil {
-		fmt.Fprintf(e.stderr, "merge: fidelity rows left out (the counts are merged): %s\n", termLines(err.Error()))
+	if lost != nil {
+		fmt.Fprintf(e.stderr, "merge: fidelity rows left out (the counts are merged): %s\n", termsafe.Lines(lost.Error()))
 	}
 	for i := range m.Experiments {
 		if err := textreport.WriteReports(e.stdout, reporters, m.Run, m.Experiments[:i+1], i == len(m.Experiments)-1); err != nil {
@@ -73,14 +65,4 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "merged %d results into %s\n", len(files), *out)
 	}
 	return nil
-}
-
-// readResults reads one results file (result.ReadFile); a file it cannot
-// read is bad input, named with the fix.
-func readResults(cmd, name string) (*result.Doc, error) {
-	doc, err := result.ReadFile(name)
-	if err != nil {
-		return nil, badInput("%s: %v", cmd, err)
-	}
-	return doc, nil
 }

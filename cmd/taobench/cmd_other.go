@@ -40,16 +40,11 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 	if err := gr.check("load", fs); err != nil {
 		return err
 	}
-	live, err := startLive(e, "load", *metricsAddr)
-	if err != nil {
-		return err
-	}
-	defer stopLive(e, live)
 	w, err := loadWorkload(e, gr.workload, false)
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, e, "load", db.url, gr.loadThreads, session.Split{}, e.sink(nil, nil))
+	s, err := openSession(ctx, e, db.url, session.Options{Name: "load", Clients: gr.loadThreads, MetricsAddr: *metricsAddr})
 	if err != nil {
 		return err
 	}
@@ -102,13 +97,8 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		e.sizeProcs(rs.procs, rs.threads)
-		live, err := startLive(e, "validate", outs.metricsAddr)
-		if err != nil {
-			return err
-		}
-		defer stopLive(e, live)
-		cfg := run.Config{Workload: w, Seed: rs.seed, Retries: rs.retries, Drain: rs.drain, Status: store.RedactWriter{W: e.stderr, Args: args}, Live: e.liveRuns()}
-		return validateDB(ctx, e, db.url, gr, cfg, rs.experiment(0), outF)
+		cfg := run.Config{Workload: w, Seed: rs.seed, Retries: rs.retries, Drain: rs.drain, Status: store.RedactWriter{W: e.stderr, Args: args}}
+		return validateDB(ctx, e, db.url, outs.metricsAddr, gr, cfg, rs.experiment(0), outF)
 	}
 	g, err := graph.New(w, rs.seed, gr.edges)
 	if err != nil {
@@ -124,8 +114,8 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 
 // validateDB checks a database against the workload (session.Validate),
 // one row per figure, failing when any row fails.
-func validateDB(ctx context.Context, e *env, dbURL string, gr graphSpec, cfg run.Config, x run.Experiment, out *outfile.Results) error {
-	s, err := openSession(ctx, e, "validate", dbURL, x.Threads, session.Split{}, e.sink(nil, nil))
+func validateDB(ctx context.Context, e *env, dbURL, metricsAddr string, gr graphSpec, cfg run.Config, x run.Experiment, out *outfile.Results) error {
+	s, err := openSession(ctx, e, dbURL, session.Options{Name: "validate", Clients: x.Threads, MetricsAddr: metricsAddr})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/taobench/taobench/htmlreport"
 	"github.com/taobench/taobench/internal/flagx"
+	"github.com/taobench/taobench/session"
 )
 
 // cmdReport writes one self-contained HTML page of charts and tables from
@@ -32,13 +33,13 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var files []*htmlreport.File
-	for _, name := range names {
-		doc, err := readResults("report", name)
-		if err != nil {
-			return err
-		}
-		files = append(files, &htmlreport.File{Name: name, Doc: doc})
+	runs, err := session.ReadResults("report", names)
+	if err != nil {
+		return err
+	}
+	files := make([]*htmlreport.File, len(runs))
+	for i, r := range runs {
+		files[i] = &htmlreport.File{Name: r.Name, Doc: r.Doc}
 	}
 	err = outF.WriteWith(func(w io.Writer) error { return htmlreport.Write(w, files, time.Now()) }, true)
 	if err != nil {

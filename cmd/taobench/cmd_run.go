@@ -92,11 +92,6 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	live, err := startLive(e, "run", outs.metricsAddr)
-	if err != nil {
-		return err
-	}
-	defer stopLive(e, live)
 	w, err := loadWorkload(e, gr.workload, *inject)
 	if err != nil {
 		return err
@@ -119,14 +114,14 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		}
 		return logF.WriteMeasured(func(w io.Writer) error { return textreport.WriteHDRLog(w, done) }, done, final)
 	})
-	s, err := openSession(ctx, e, "run", db.url, maxThreads, split, sink)
+	s, err := openSession(ctx, e, db.url, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, MetricsAddr: outs.metricsAddr})
 	if err != nil {
 		return err
 	}
 	defer closeSession(e, s)
 
 	cfg, info, err := s.Prepare(ctx, gr.of(w), run.Config{Workload: w, Seed: seed, Retries: rs.retries, Drain: rs.drain,
-		Arrival: ol.arrival, InjectLatency: *inject, Status: store.RedactWriter{W: e.stderr, Args: args}, Live: e.liveRuns()})
+		Arrival: ol.arrival, InjectLatency: *inject, Status: store.RedactWriter{W: e.stderr, Args: args}})
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/taobench/taobench/outfile"
@@ -63,11 +62,10 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 	if err != nil {
 		return nil, err
 	}
-	live, err := startLive(e, c, f.outs.metricsAddr)
+	w, err := loadWorkload(e, f.gr.workload, f.inject)
 	if err != nil {
 		return nil, err
 	}
-	w, err := loadWorkload(e, f.gr.workload, f.inject)
 	p := &prober{e: e, f: f, outF: outF}
 	sink := e.sink(func(_, _ int, _ string, x run.Experiment) {
 		if started != nil {
@@ -79,21 +77,13 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 		}
 		return p.outF.WriteRun(p.info, done, final)
 	})
-	var s *session.Session
-	if err == nil {
-		s, err = openSession(ctx, e, c, f.db.url, f.rs.threads, session.Split{}, sink)
-	}
+	s, err := openSession(ctx, e, f.db.url, session.Options{Name: c, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr})
 	if err != nil {
-		stopLive(e, live)
 		return nil, err
 	}
-	p.close = func() {
-		closeSession(e, s)
-		stopLive(e, live)
-	}
+	p.close = func() { closeSession(e, s) }
 	p.cfg, p.info, err = s.Prepare(ctx, f.gr.of(w), run.Config{Workload: w, Seed: f.rs.seed, Retries: f.rs.retries, Drain: f.rs.drain,
-		Arrival: f.ol.arrival, InjectLatency: f.inject, Status: store.RedactWriter{W: e.stderr, Args: args}, StatusEvery: time.Hour,
-		Live: e.liveRuns()})
+		Arrival: f.ol.arrival, InjectLatency: f.inject, Status: store.RedactWriter{W: e.stderr, Args: args}, StatusEvery: time.Hour})
 	if err != nil {
 		p.close()
 		return nil, err
@@ -126,14 +116,15 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var rates []float64
+	spec := session.SweepSpec{Start: *start, Factor: *factor, MaxSteps: *maxSteps, MaxP99: maxP99}
 	if *ratesFlag != "" {
 		var err error
-		if rates, err = session.ParseRates(*ratesFlag); err != nil {
+		if spec.Rates, err = session.ParseRates(*ratesFlag); err != nil {
 			return badInput("sweep: --rates: %v", err)
 		}
-	} else if !(*start > 0) || run.CheckRate(*start) != nil || !(*factor > 1) || math.IsInf(*factor, 0) || *maxSteps < 1 {
-		return badInput("sweep: --start must be a positive rate, --factor above 1, --max-steps at least 1")
+	}
+	if err := spec.Check(); err != nil {
+		return err
 	}
 	step := 0
 	p, err := lf.prepare(ctx, e, fs, args, func(x run.Experiment) {
@@ -148,15 +139,10 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "sweep: workload %s on %s, %d clients, %v warmup + %v per step, %s arrivals\n",
 		p.info.Workload, p.info.Database, lf.rs.threads, lf.rs.warmup, lf.rs.duration, p.cfg.Arrival)
 	session.WriteSweepHeader(e.stdout)
-	end, err := p.Sweep(ctx, session.SweepSpec{Rates: rates, Start: *start, Factor: *factor, MaxSteps: *maxSteps, MaxP99: maxP99})
+	end, err := p.Sweep(ctx, spec)
 	if err != nil {
 		return err
 	}
-	switch {
-	case end.Unsaturated:
-		fmt.Fprintf(e.stdout, "stopped after %d steps without saturating: give a higher --start or --max-steps\n", end.Steps)
-	case end.Saturated != "":
-		fmt.Fprintf(e.stdout, "saturated at a target of %g req/s: %s\n", end.Rate, end.Saturated)
-	}
+	session.WriteSweepEnd(e.stdout, end)
 	return p.finish()
 }

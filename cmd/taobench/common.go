@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/internal/flagx"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/workload"
@@ -147,9 +148,13 @@ func loadWorkloads(e *env, names []string, inject bool) ([]*workload.Workload, e
 }
 
 // openSession opens the database of a command, printing what the store
-// says about how it opened; close it with closeSession.
-func openSession(ctx context.Context, e *env, name, dbURL string, clients int, split session.Split, sink session.Sink) (*session.Session, error) {
-	s, err := session.Open(ctx, dbURL, session.Options{Name: name, Clients: clients, Split: split, Sink: sink})
+// says about how it opened; close it with closeSession. The sink is the
+// command's (sink) unless opts gives one.
+func openSession(ctx context.Context, e *env, dbURL string, opts session.Options) (*session.Session, error) {
+	if opts.Sink == nil {
+		opts.Sink = e.sink(nil, nil)
+	}
+	s, err := session.Open(ctx, dbURL, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -157,6 +162,12 @@ func openSession(ctx context.Context, e *env, name, dbURL string, clients int, s
 		fmt.Fprintln(e.stderr, n)
 	}
 	return s, nil
+}
+
+// sink is how a command shows a session's work: notes and load progress
+// on stderr, experiments through started and ended (nil: nothing).
+func (e *env) sink(started func(k, n int, label string, x run.Experiment), ended func([]*result.Experiment, bool) error) *session.TextSink {
+	return &session.TextSink{W: e.stderr, Started: started, Ended: ended}
 }
 
 // closeWait bounds how long a command waits for its store to close

@@ -22,6 +22,8 @@ const (
 	maxProcs = 1024              // GOMAXPROCS beyond this only costs memory
 )
 
+const metricsAddrHelp = "serve Prometheus metrics at http://HOST:PORT/metrics while the command works (docs/results.md), e.g. 127.0.0.1:9100; port 0 picks a free one"
+
 const dbHelp = "database URL: sqlite:PATH, postgres://…, mysql://…"
 
 // dbSpec is --db.

@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taobench/taobench/graph"
-	"github.com/taobench/taobench/session"
 )
 
 // liveScrape fetches addr's /metrics and returns the taobench_ samples,
@@ -167,45 +165,6 @@ func TestLiveMetricsRun(t *testing.T) {
 	hist := liveSum(second, "taobench_request_duration_seconds_count", `experiment="1"`, `phase="measured"`)
 	if int64(hist) != x.Ops {
 		t.Errorf("experiment 1: histogram counts %v, the results say %d requests", hist, x.Ops)
-	}
-}
-
-// TestLiveMetricsLoad scrapes a load's rows and progress.
-func TestLiveMetricsLoad(t *testing.T) {
-	db := "sqlite:" + filepath.Join(t.TempDir(), "t.db")
-	stderr := newCLISyncBuffer("/metrics\n")
-	var stdout cliSyncBuffer
-	// The server closes when load ends, so the test reads the rows from
-	// the process's own collector right after the load.
-	e := &env{stdout: &stdout, stderr: stderr}
-	live, err := startLive(e, "load", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stopLive(e, live)
-	w, err := loadWorkload(e, "o", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := openSession(context.Background(), e, "load", db, 1, session.Split{}, e.sink(nil, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	g, err := graph.New(w, 1, 5000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Load(context.Background(), session.LoadSpec{Workload: w, Seed: 1, Edges: 5000, Threads: 2}); err != nil {
-		t.Fatal(err)
-	}
-	m := liveScrape(t, live.Addr())
-	objs, edges := m[`taobench_load_rows_total{table="objects"}`], m[`taobench_load_rows_total{table="edges"}`]
-	if int64(objs) != g.Nodes() || edges <= 0 {
-		t.Errorf("rows: %v objects (want %d), %v edges", objs, g.Nodes(), edges)
-	}
-	if m[`taobench_load_progress_ratio`] != 1 || m[`taobench_load_done`] != 1 {
-		t.Errorf("progress %v, done %v; want 1 and 1", m[`taobench_load_progress_ratio`], m[`taobench_load_done`])
 	}
 }
 

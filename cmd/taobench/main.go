@@ -12,11 +12,9 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/taobench/taobench/livemetrics"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	_ "github.com/taobench/taobench/store/null"
@@ -142,7 +140,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, setP
 		}
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "taobench:", termLines(store.RedactArgs(err.Error(), args)))
+	fmt.Fprintln(stderr, "taobench:", termsafe.Lines(store.RedactArgs(err.Error(), args)))
 	if hasUsage {
 		fmt.Fprint(stderr, "\n"+ue.usage)
 	}
@@ -169,9 +167,6 @@ type env struct {
 	// when set (by main only), sizes it to a run (sizeProcs).
 	startProcs int
 	setProcs   func(int)
-	// live serves --metrics-addr while a command works (live.go); nil
-	// without it.
-	live *livemetrics.Server
 }
 
 // sizeProcs sizes the Go runtime for a run of clients clients (--procs:
@@ -183,15 +178,4 @@ func (e *env) sizeProcs(procs, clients int) int {
 		e.setProcs(n)
 	}
 	return n
-}
-
-// termLines escapes, line by line, what a terminal would act on in msg:
-// an error may quote a workload name, a path or a results file's field,
-// and no such text may retitle the window or rewrite what was printed.
-func termLines(msg string) string {
-	lines := strings.Split(msg, "\n")
-	for i, l := range lines {
-		lines[i] = termsafe.Escape(l)
-	}
-	return strings.Join(lines, "\n")
 }
