@@ -14,7 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // liveScrape fetches addr's /metrics and returns the taobench_ samples,
