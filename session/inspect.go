@@ -229,3 +229,37 @@ func (s *Session) Runs(ctx context.Context) (n int64, ok bool) {
 	n, err := ins.Runs(ctx)
 	return n, err == nil
 }
+
+// CheckGenerator checks offline, with no database, that the generator
+// draws workload w's distributions (gencheck: requests requests on its
+// graph of edges edges, seed seed), printing the table to out; an error
+// when one differs.
+func CheckGenerator(out io.Writer, w *workload.Workload, edges int64, requests int, seed uint64) error {
+	g, err := graph.New(w, seed, edges)
+	if err != nil {
+		return badInputErr(err)
+	}
+	failed := gencheck.WriteTable(out, gencheck.Run(w, g, requests, seed))
+	fmt.Fprintf(out, "%d requests of workload %s; a distribution passes when p >= %g\n", requests, w.Name, gencheck.Alpha)
+	if failed > 0 {
+		return fmt.Errorf("validate: %d distribution(s) differ from the workload's weights", failed)
+	}
+	return nil
+}
+
+// OpenRecorded opens a database that exists (Options.MustExist) and reads
+// the record of the graph it holds (Recorded); a database with none is an
+// InputError.
+func OpenRecorded(ctx context.Context, url string, opts Options) (*Session, map[string]string, error) {
+	opts.MustExist = true
+	s, err := Open(ctx, url, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta, err := s.Recorded(ctx)
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, meta, nil
+}

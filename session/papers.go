@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/taobench/taobench/outfile"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/workload"
 )
@@ -25,6 +26,20 @@ type Paper struct {
 // JSON is the experiment's document (PaperJSON).
 func (p *Paper) JSON() ([]byte, error) {
 	return PaperJSON(p.Name, p.Info, p.Done, p.Labels, p.Table)
+}
+
+// WriteTo writes the experiment's document to out, once a step measured
+// a request (outfile.Results.WriteMeasured); a nil out or an experiment
+// that never started writes nothing.
+func (p *Paper) WriteTo(out *outfile.Results) error {
+	if out == nil || p == nil || p.Info == nil {
+		return nil
+	}
+	js, err := p.JSON()
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", out.Given, err)
+	}
+	return out.WriteMeasured(func(w io.Writer) error { _, err := w.Write(js); return err }, p.Done, true)
 }
 
 // LockHold runs a step of workload base per lock hold (TAOBench §6.2,

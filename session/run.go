@@ -254,3 +254,32 @@ func (s *Session) Experiment(ctx context.Context, cfg run.Config, k int, x run.E
 	}
 	return res, nil
 }
+
+// Workloads resolves built-in names or workload files (workload.Resolve);
+// a failure is an InputError. Its notes say which fields of the first
+// workload that has any a run that injects latency (or not) reads but does
+// not apply and, when inject, what the run injects (InjectionNote).
+func Workloads(names []string, inject bool) ([]*workload.Workload, []string, error) {
+	ws := make([]*workload.Workload, len(names))
+	var notes []string
+	for i, name := range names {
+		w, err := workload.Resolve(name)
+		if err != nil {
+			return nil, nil, badInputErr(err)
+		}
+		if na := NotApplied(w, inject); len(na) > 0 && len(notes) == 0 {
+			notes = append(notes, fmt.Sprintf("workload %s: fields read but not applied yet: %s", w.Name, strings.Join(na, ", ")))
+		}
+		ws[i] = w
+	}
+	if inject {
+		for _, w := range ws {
+			note, err := InjectionNote(w)
+			if err != nil {
+				return nil, nil, err
+			}
+			notes = append(notes, note)
+		}
+	}
+	return ws, notes, nil
+}

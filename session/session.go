@@ -108,7 +108,8 @@ type Session struct {
 }
 
 // Open opens the store of a URL (sqlite:PATH, postgres://..., mysql://...,
-// null) registered in store.Default. A failure to connect is an
+// null) registered in store.Default, and tells the sink what the store
+// says about how it opened (Notes). A failure to connect is an
 // InputError; no message shows the URL's password.
 func Open(ctx context.Context, url string, opts Options) (*Session, error) {
 	if opts.MetricsAddr != "" {
@@ -127,6 +128,9 @@ func Open(ctx context.Context, url string, opts Options) (*Session, error) {
 	}
 	s := New(st, store.Redact(url), opts)
 	s.owned, s.ownLive = true, opts.MetricsAddr != ""
+	for _, n := range s.Notes() {
+		s.sink.Note(n)
+	}
 	if s.ownLive {
 		s.sink.Note(fmt.Sprintf("serving Prometheus metrics at http://%s/metrics", opts.Live.Addr()))
 		if n := opts.Live.Note(); n != "" {

@@ -174,3 +174,10 @@ func WriteRating(w io.Writer, r Rating, maxProbes int) {
 	}
 	fmt.Fprintln(w)
 }
+
+// WriteProbesTitle opens a sweep's or a rating's output: what every probe
+// (or step: per) runs, and after it what it is measured against (more).
+func WriteProbesTitle(w io.Writer, title string, info *result.Run, x run.Experiment, a run.Arrival, per, more string) {
+	fmt.Fprintf(w, "%s: workload %s on %s, %d clients, %v warmup + %v per %s, %s arrivals%s\n",
+		title, info.Workload, info.Database, x.Threads, x.Warmup, x.Duration, per, a, more)
+}

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"strings"
 )
 
@@ -76,4 +78,21 @@ func (r RedactWriter) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// FromEnv returns the database URL raw gives: raw itself or, for
+// env:NAME, the URL in the environment variable NAME, so a URL with a
+// password can come from a secret (a Kubernetes Secret,
+// docs/distributed.md) without appearing in the command line. Every
+// message and result redacts it as it does a typed URL.
+func FromEnv(raw string) (string, error) {
+	name, ok := strings.CutPrefix(raw, "env:")
+	if !ok {
+		return raw, nil
+	}
+	v := strings.TrimSpace(os.Getenv(name))
+	if name == "" || v == "" {
+		return "", fmt.Errorf("env:%s: the environment variable %q is unset or empty; set it to the database URL, or give the URL itself", name, name)
+	}
+	return v, nil
 }

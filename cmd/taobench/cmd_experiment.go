@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -84,11 +83,14 @@ func newExpFlags(name string) *expFlags {
 	return f
 }
 
-// check validates the shared flags after parsing, the workload's (given
-// by each experiment) aside.
-func (f *expFlags) check(e *env, args []string) error {
+// parse parses the flags and checks the shared ones, the workload's
+// (given by each experiment) aside.
+func (f *expFlags) parse(e *env, args []string) error {
 	n := "experiment " + f.name
 	f.args = args
+	if err := parse(f.fs, args); err != nil {
+		return err
+	}
 	if f.timeout < 0 {
 		return badInput("%s: --timeout must be 0 (none) or more", n)
 	}
@@ -121,8 +123,11 @@ func (f *expFlags) paper(ctx context.Context, e *env, do func(*session.Session, 
 			Status: store.RedactWriter{W: e.stderr, Args: f.args}, Arrival: f.ol.arrival},
 		Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven, LoadThreads: f.gr.loadThreads,
 	})
-	if werr := writeExperimentJSON(e, f.outF, p); werr != nil {
+	if werr := p.WriteTo(f.outF); werr != nil {
 		return werr
+	}
+	if f.outF != nil && f.outF.Stream() == nil && p != nil && p.Info != nil {
+		fmt.Fprintln(e.stderr, f.outF.Written(false))
 	}
 	return err
 }
@@ -133,10 +138,7 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 	f := newExpFlags("lock-hold")
 	wl := f.fs.String("workload", "t1", "built-in workload or file whose writes hold their locks")
 	holds := f.fs.String("holds", "0,5ms,20ms,50ms,100ms", "comma-separated lock hold times, one step each (Go durations; 0 for none)")
-	if err := parse(f.fs, args); err != nil {
-		return err
-	}
-	if err := f.check(e, args); err != nil {
+	if err := f.parse(e, args); err != nil {
 		return err
 	}
 	hs, err := session.ParseHolds(*holds)
@@ -160,10 +162,7 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 	f := newExpFlags("precondition-wait")
 	wl := f.fs.String("workload", "preconditioned", "built-in workload or file whose writes carry version preconditions on keys the client read")
 	waits := f.fs.String("waits", "0,30ms,60ms,150ms", "comma-separated waits between a read and its preconditioned write, drawn with equal chance in one step (Go durations)")
-	if err := parse(f.fs, args); err != nil {
-		return err
-	}
-	if err := f.check(e, args); err != nil {
+	if err := f.parse(e, args); err != nil {
 		return err
 	}
 	ws, err := session.ParseWaits(*waits)
@@ -197,10 +196,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 	f := newExpFlags("compare")
 	var wls workloadList
 	f.fs.Var(&wls, "workload", "a workload to compare (give two or more; the first is the baseline)")
-	if err := parse(f.fs, args); err != nil {
-		return err
-	}
-	if err := f.check(e, args); err != nil {
+	if err := f.parse(e, args); err != nil {
 		return err
 	}
 	if len(wls) < 2 {
@@ -215,10 +211,7 @@ func cmdFanout(ctx context.Context, e *env, args []string) error {
 	f := newExpFlags("fanout")
 	base := f.fs.String("baseline", "t2", "the cross-shard write-transaction workload (Table 7's baseline)")
 	high := f.fs.String("fanout", "fanout", "its high fan-out variant")
-	if err := parse(f.fs, args); err != nil {
-		return err
-	}
-	if err := f.check(e, args); err != nil {
+	if err := f.parse(e, args); err != nil {
 		return err
 	}
 	return compare(ctx, e, f, "fanout", []string{*base, *high})
@@ -234,23 +227,4 @@ func compare(ctx context.Context, e *env, f *expFlags, name string, wls []string
 	return f.paper(ctx, e, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
 		return s.Compare(ctx, l, name, ws, e.stdout)
 	})
-}
-
-// writeExperimentJSON writes the experiment's document (session.PaperJSON)
-// to --out as run's --out is written.
-func writeExperimentJSON(e *env, out *outfile.Results, p *session.Paper) error {
-	if out == nil || p == nil || p.Info == nil {
-		return nil
-	}
-	js, err := p.JSON()
-	if err != nil {
-		return fmt.Errorf("--out %s: %w", out.Given, err)
-	}
-	if err := out.WriteMeasured(func(w io.Writer) error { _, err := w.Write(js); return err }, p.Done, true); err != nil {
-		return err
-	}
-	if out.Stream() == nil {
-		fmt.Fprintln(e.stderr, out.Written(false))
-	}
-	return nil
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/taobench/taobench/gencheck"
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/outfile"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
@@ -100,16 +98,7 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 		cfg := run.Config{Workload: w, Seed: rs.seed, Retries: rs.retries, Drain: rs.drain, Status: store.RedactWriter{W: e.stderr, Args: args}}
 		return validateDB(ctx, e, db.url, outs.metricsAddr, gr, cfg, rs.experiment(0), outF)
 	}
-	g, err := graph.New(w, rs.seed, gr.edges)
-	if err != nil {
-		return badInputErr(err)
-	}
-	failed := gencheck.WriteTable(e.stdout, gencheck.Run(w, g, *requests, rs.seed))
-	fmt.Fprintf(e.stdout, "%d requests of workload %s; a distribution passes when p >= %g\n", *requests, w.Name, gencheck.Alpha)
-	if failed > 0 {
-		return fmt.Errorf("validate: %d distribution(s) differ from the workload's weights", failed)
-	}
-	return nil
+	return session.CheckGenerator(e.stdout, w, gr.edges, *requests, rs.seed)
 }
 
 // validateDB checks a database against the workload (session.Validate),
@@ -139,16 +128,7 @@ func openRecorded(ctx context.Context, e *env, name string, args []string) (*ses
 	if err := parse(fs, args); err != nil {
 		return nil, nil, err
 	}
-	s, err := session.Open(ctx, db.url, session.Options{Name: name, Clients: 1, MustExist: true})
-	if err != nil {
-		return nil, nil, err
-	}
-	meta, err := s.Recorded(ctx)
-	if err != nil {
-		s.Close()
-		return nil, nil, err
-	}
-	return s, meta, nil
+	return session.OpenRecorded(ctx, db.url, session.Options{Name: name, Clients: 1})
 }
 
 func cmdCheck(ctx context.Context, e *env, args []string) error {
@@ -191,7 +171,7 @@ func cmdSchema(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func cmdWorkloads(e *env, args []string) error {
+func cmdWorkloads(_ context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("workloads", flag.ContinueOnError)
 	if err := parse(fs, args); err != nil {
 		return err

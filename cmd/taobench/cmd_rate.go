@@ -57,8 +57,7 @@ func cmdRate(ctx context.Context, e *env, args []string) error {
 	for i, s := range slas {
 		texts[i] = s.Text
 	}
-	fmt.Fprintf(e.stdout, "rating: workload %s on %s, %d clients, %v warmup + %v per probe, %s arrivals; SLA %s\n",
-		p.info.Workload, p.info.Database, lf.rs.threads, lf.rs.warmup, lf.rs.duration, p.cfg.Arrival, strings.Join(texts, ", "))
+	session.WriteProbesTitle(e.stdout, "rating", p.info, lf.rs.experiment(0), p.cfg.Arrival, "probe", "; SLA "+strings.Join(texts, ", "))
 	r, err := p.Rate(ctx, spec)
 	if err != nil {
 		return err

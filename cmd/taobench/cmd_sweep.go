@@ -136,8 +136,7 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	}
 	defer p.close()
 
-	fmt.Fprintf(e.stdout, "sweep: workload %s on %s, %d clients, %v warmup + %v per step, %s arrivals\n",
-		p.info.Workload, p.info.Database, lf.rs.threads, lf.rs.warmup, lf.rs.duration, p.cfg.Arrival)
+	session.WriteProbesTitle(e.stdout, "sweep", p.info, lf.rs.experiment(0), p.cfg.Arrival, "step", "")
 	session.WriteSweepHeader(e.stdout)
 	end, err := p.Sweep(ctx, spec)
 	if err != nil {

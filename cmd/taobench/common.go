@@ -8,13 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/taobench/taobench/internal/flagx"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
+	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -62,23 +62,17 @@ func parse(fs *flag.FlagSet, args []string) error {
 }
 
 // dbFromEnv replaces --db env:NAME by the URL in the environment variable
-// NAME, so a URL with a password can come from a secret (a Kubernetes
-// Secret, docs/distributed.md) without appearing in the command line.
-// Every message and result redacts it as it does a typed URL.
+// NAME (store.FromEnv).
 func dbFromEnv(fs *flag.FlagSet) error {
 	f := fs.Lookup("db")
 	if f == nil {
 		return nil
 	}
-	name, ok := strings.CutPrefix(f.Value.String(), "env:")
-	if !ok {
-		return nil
+	url, err := store.FromEnv(f.Value.String())
+	if err != nil {
+		return badInput("%s: --db %v", fs.Name(), err)
 	}
-	v := strings.TrimSpace(os.Getenv(name))
-	if name == "" || v == "" {
-		return badInput("%s: --db env:%s: the environment variable %q is unset or empty; set it to the database URL, or give the URL itself", fs.Name(), name, name)
-	}
-	return f.Value.Set(v)
+	return f.Value.Set(url)
 }
 
 // usageError is an error that comes with the command's flags.
@@ -110,58 +104,34 @@ func (f durationFlag) Set(s string) error {
 }
 
 // loadWorkload resolves a built-in name or a file; errors are bad input.
-// It says which fields of the workload a run that injects latency (or
-// not) reads but does not apply, and what it injects.
+// It prints session.Workloads's notes: which fields of the workload a run
+// that injects latency (or not) reads but does not apply, what it injects.
 func loadWorkload(e *env, name string, inject bool) (*workload.Workload, error) {
 	ws, err := loadWorkloads(e, []string{name}, inject)
 	if err != nil {
 		return nil, err
 	}
-	if !inject {
-		return ws[0], nil
-	}
-	note, err := session.InjectionNote(ws[0])
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintln(e.stderr, note)
 	return ws[0], nil
 }
 
-// loadWorkloads is loadWorkload for several, noting the first whose fields
-// are not all applied.
+// loadWorkloads is loadWorkload for several.
 func loadWorkloads(e *env, names []string, inject bool) ([]*workload.Workload, error) {
-	ws := make([]*workload.Workload, len(names))
-	noted := false
-	for i, name := range names {
-		w, err := workload.Resolve(name)
-		if err != nil {
-			return nil, badInputErr(err)
-		}
-		if na := session.NotApplied(w, inject); len(na) > 0 && !noted {
-			noted = true
-			fmt.Fprintf(e.stderr, "workload %s: fields read but not applied yet: %s\n", w.Name, strings.Join(na, ", "))
-		}
-		ws[i] = w
+	ws, notes, err := session.Workloads(names, inject)
+	for _, n := range notes {
+		fmt.Fprintln(e.stderr, n)
 	}
-	return ws, nil
+	return ws, err
 }
 
 // openSession opens the database of a command, printing what the store
-// says about how it opened; close it with closeSession. The sink is the
+// says about how it opened (through the sink); close it with
+// closeSession. The sink is the
 // command's (sink) unless opts gives one.
 func openSession(ctx context.Context, e *env, dbURL string, opts session.Options) (*session.Session, error) {
 	if opts.Sink == nil {
 		opts.Sink = e.sink(nil, nil)
 	}
-	s, err := session.Open(ctx, dbURL, opts)
-	if err != nil {
-		return nil, err
-	}
-	for _, n := range s.Notes() {
-		fmt.Fprintln(e.stderr, n)
-	}
-	return s, nil
+	return session.Open(ctx, dbURL, opts)
 }
 
 // sink is how a command shows a session's work: notes and load progress

@@ -79,6 +79,15 @@ func main() {
 	os.Exit(mainWith(ctx, os.Args[1:], os.Stdout, os.Stderr, setProcs))
 }
 
+// commands are taobench's commands by name, each parsing its arguments.
+var commands = map[string]func(context.Context, *env, []string) error{
+	"run": cmdRun, "load": cmdLoad, "sweep": cmdSweep, "rate": cmdRate,
+	"validate": cmdValidate, "check": cmdCheck, "experiment": cmdExperiment,
+	"info": cmdInfo, "schema": cmdSchema, "workloads": cmdWorkloads,
+	"merge": cmdMerge, "report": cmdReport,
+	"version": cmdVersion, "-version": cmdVersion, "--version": cmdVersion,
+}
+
 // realMain runs one command; cancelling ctx is Ctrl-C, unless its cause is
 // a signalCause naming SIGTERM. Tests call it directly; it never changes
 // GOMAXPROCS.
@@ -94,34 +103,10 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, setP
 	}
 	env := &env{stdout: stdout, stderr: stderr, launched: time.Now(), startProcs: runtime.GOMAXPROCS(0), setProcs: setProcs}
 	var err error
-	switch args[0] {
-	case "run":
-		err = cmdRun(ctx, env, args[1:])
-	case "load":
-		err = cmdLoad(ctx, env, args[1:])
-	case "sweep":
-		err = cmdSweep(ctx, env, args[1:])
-	case "rate":
-		err = cmdRate(ctx, env, args[1:])
-	case "validate":
-		err = cmdValidate(ctx, env, args[1:])
-	case "check":
-		err = cmdCheck(ctx, env, args[1:])
-	case "experiment":
-		err = cmdExperiment(ctx, env, args[1:])
-	case "info":
-		err = cmdInfo(ctx, env, args[1:])
-	case "schema":
-		err = cmdSchema(ctx, env, args[1:])
-	case "workloads":
-		err = cmdWorkloads(env, args[1:])
-	case "merge":
-		err = cmdMerge(ctx, env, args[1:])
-	case "report":
-		err = cmdReport(ctx, env, args[1:])
-	case "version", "-version", "--version":
-		err = cmdVersion(env, args[1:])
-	case "-h", "-help", "--help", "help":
+	switch cmd, ok := commands[args[0]]; {
+	case ok:
+		err = cmd(ctx, env, args[1:])
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help":
 		fmt.Fprintf(stdout, usage, defaultDBPath())
 		return exitOK
 	default:

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"runtime"
@@ -8,7 +9,7 @@ import (
 	"github.com/taobench/taobench/buildinfo"
 )
 
-func cmdVersion(e *env, args []string) error {
+func cmdVersion(_ context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	if err := parse(fs, args); err != nil {
 		return err
