@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taobench/taobench/internal/flagx"
 	"github.com/taobench/taobench/outfile"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
@@ -183,19 +184,10 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 
 // --- compare -----------------------------------------------------------------
 
-// workloadList collects compare's --workload flags.
-type workloadList []string
-
-func (l *workloadList) String() string     { return strings.Join(*l, ",") }
-func (l *workloadList) Set(s string) error { *l = append(*l, s); return nil }
-
-// Repeatable lets --workload be given more than once.
-func (l *workloadList) Repeatable() bool { return true }
-
 func cmdCompare(ctx context.Context, e *env, args []string) error {
 	f := newExpFlags("compare")
-	var wls workloadList
-	f.fs.Var(&wls, "workload", "a workload to compare (give two or more; the first is the baseline)")
+	var wls []string
+	f.fs.Var(flagx.List[string]{Items: &wls, Parse: func(s string) (string, error) { return s, nil }}, "workload", "a workload to compare (give two or more; the first is the baseline)")
 	if err := f.parse(e, args); err != nil {
 		return err
 	}

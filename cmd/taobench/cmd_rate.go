@@ -4,35 +4,18 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strings"
 
+	"github.com/taobench/taobench/internal/flagx"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/session"
 )
-
-// slaList collects --sla flags.
-type slaList struct{ slas *[]session.SLA }
-
-func (l slaList) String() string { return "" }
-
-// Repeatable lets --sla be given more than once.
-func (l slaList) Repeatable() bool { return true }
-
-func (l slaList) Set(s string) error {
-	x, err := session.ParseSLA(s)
-	if err != nil {
-		return err
-	}
-	*l.slas = append(*l.slas, x)
-	return nil
-}
 
 func cmdRate(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("rate", flag.ContinueOnError)
 	lf := &loadFlags{cmd: "rate"}
 	lf.register(fs)
 	var slas []session.SLA
-	fs.Var(slaList{&slas}, "sla", "a service-level objective every probe must meet over its measured window; repeat for more. "+session.SLAHelp)
+	fs.Var(flagx.List[session.SLA]{Items: &slas, Parse: session.ParseSLA}, "sla", "a service-level objective every probe must meet over its measured window; repeat for more. "+session.SLAHelp)
 	start := fs.Float64("start", 500, "the first, lowest target rate (requests/s)")
 	factor := fs.Float64("factor", 2, "growth of the target rate between probes until one fails (above 1)")
 	precision := fs.Float64("precision", 5, "bisect until the passing and failing rates are within this percentage")
@@ -53,11 +36,7 @@ func cmdRate(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer p.close()
-	texts := make([]string, len(slas))
-	for i, s := range slas {
-		texts[i] = s.Text
-	}
-	session.WriteProbesTitle(e.stdout, "rating", p.info, lf.rs.experiment(0), p.cfg.Arrival, "probe", "; SLA "+strings.Join(texts, ", "))
+	session.WriteProbesTitle(e.stdout, "rating", p.info, lf.rs.experiment(0), p.cfg.Arrival, "probe", "; SLA "+spec.SLAText())
 	r, err := p.Rate(ctx, spec)
 	if err != nil {
 		return err

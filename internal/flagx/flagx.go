@@ -113,3 +113,24 @@ func (f Percent) Set(s string) error {
 	*f.P = v
 	return nil
 }
+
+// List is a flag that may be given more than once: each value is parsed
+// by Parse and appended to *Items.
+type List[T any] struct {
+	Items *[]T
+	Parse func(string) (T, error)
+}
+
+func (l List[T]) String() string { return "" }
+
+func (l List[T]) Set(s string) error {
+	v, err := l.Parse(s)
+	if err != nil {
+		return err
+	}
+	*l.Items = append(*l.Items, v)
+	return nil
+}
+
+// Repeatable lets GivenTwice accept the flag more than once.
+func (l List[T]) Repeatable() bool { return true }

@@ -64,3 +64,17 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+func TestList(t *testing.T) {
+	t.Parallel()
+	var got []int
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	fs.Var(List[int]{&got, func(s string) (int, error) { return len(s), nil }}, "n", "")
+	args := []string{"--n", "ab", "--n", "abcd"}
+	if err := GivenTwice(fs, args); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Parse(args); err != nil || !slices.Equal(got, []int{2, 4}) {
+		t.Errorf("%v, %v; want [2 4]", err, got)
+	}
+}
