@@ -1,47 +1,20 @@
 package session_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/taobench/taobench/fleet"
 	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/internal/testenv"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 )
-
-// scrape fetches addr's /metrics and returns the taobench_ samples, keyed
-// by the series as the text format writes them.
-func scrape(t *testing.T, addr string) map[string]float64 {
-	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatalf("scrape: %v", err)
-	}
-	defer resp.Body.Close()
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		l := sc.Text()
-		if !strings.HasPrefix(l, "taobench_") {
-			continue
-		}
-		i := strings.LastIndexByte(l, ' ')
-		v, err := strconv.ParseFloat(l[i+1:], 64)
-		if err != nil {
-			t.Fatalf("scrape: line %q: %v", l, err)
-		}
-		out[l[:i]] = v
-	}
-	return out
-}
 
 // TestLiveLoad: a session with MetricsAddr serves a load's rows and
 // progress, a whole load's and one part's alike (issue 16 found the part's
@@ -60,7 +33,7 @@ func TestLiveLoad(t *testing.T) {
 		if err := s.Load(context.Background(), session.LoadSpec{Workload: w, Seed: 1, Edges: 3000, Threads: 2, Part: part}); err != nil {
 			t.Fatal(err)
 		}
-		m := scrape(t, s.MetricsAddr())
+		m := testenv.Scrape(t, s.MetricsAddr())
 		nodes := m[`taobench_load_nodes_total`]
 		if nodes <= 0 || nodes > float64(g.Nodes()) || m[`taobench_load_done`] != 1 || rec.loads == 0 {
 			t.Errorf("load part %v: %v nodes served (want 1 to %d), done %v, %d reports to the sink", part, nodes, g.Nodes(), m[`taobench_load_done`], rec.loads)
@@ -102,7 +75,7 @@ func TestLiveRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := scrape(t, s.MetricsAddr())
+	m := testenv.Scrape(t, s.MetricsAddr())
 	var served float64
 	for k, v := range m {
 		if strings.HasPrefix(k, "taobench_requests_total") {

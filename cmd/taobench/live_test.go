@@ -1,49 +1,19 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
-)
 
-// liveScrape fetches addr's /metrics and returns the taobench_ samples,
-// keyed by the series as the text format writes them.
-func liveScrape(t *testing.T, addr string) map[string]float64 {
-	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatalf("scrape: %v", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("scrape: %s", resp.Status)
-	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		l := sc.Text()
-		if !strings.HasPrefix(l, "taobench_") {
-			continue
-		}
-		i := strings.LastIndexByte(l, ' ')
-		v, err := strconv.ParseFloat(l[i+1:], 64)
-		if err != nil {
-			t.Fatalf("scrape: line %q: %v", l, err)
-		}
-		out[l[:i]] = v
-	}
-	return out
-}
+	"github.com/taobench/taobench/internal/testenv"
+)
 
 // liveSum adds up the samples of name whose labels include every one of want.
 func liveSum(m map[string]float64, name string, want ...string) float64 {
@@ -95,7 +65,7 @@ func TestLiveMetricsRun(t *testing.T) {
 	var first map[string]float64
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		first = liveScrape(t, addr)
+		first = testenv.Scrape(t, addr)
 		if first[`taobench_experiment_phase{experiment="1",phase="ended"}`] == 1 &&
 			liveSum(first, "taobench_requests_total", `experiment="2"`) > 0 {
 			break
@@ -106,7 +76,7 @@ func TestLiveMetricsRun(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(600 * time.Millisecond) // more than a client's flush period
-	second := liveScrape(t, addr)
+	second := testenv.Scrape(t, addr)
 	a := liveSum(first, "taobench_requests_total", `experiment="2"`)
 	b := liveSum(second, "taobench_requests_total", `experiment="2"`)
 	if b <= a {
