@@ -25,7 +25,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		ol   openLoopSpec
 		outs outSpec
 		dist session.SplitSpec
-		ts   tierSpec
+		ts   session.TierSpec
 		proc = runDefaults{threads: 8, warmup: 2 * time.Second, duration: 10 * time.Second, drain: 10 * time.Second, procs: true,
 			threadsHelp: "concurrent clients; with --rate, the most requests in flight at once (too few: requests queue, and the report says the rate was not reached)",
 			seedHelp:    "request seed (default: a new one each run, printed); the graph's seed is the database's"}
@@ -36,7 +36,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	ol.register(fs, true, "target rate in requests per second across all clients (open loop; latency counts from each request's intended start); 0: closed loop")
 	outs.register(fs, "write the results as JSON to this file (rewritten after each experiment; a device such as /dev/stdout gets one document at the end)")
 	registerSplit(fs, &dist)
-	ts.register(fs)
+	registerTiers(fs, &ts)
 	inject := fs.Bool("inject-latency", false, "before each request, sleep a client-side delay drawn from the workload's read_operation_latency, write_operation_latency or write_txn_latency (emulated cross-region round trips; included in latency, reported as injected_us)")
 	expFile := fs.String("experiments", "", "file of experiments, one threads,warmup,duration[,rate] per line (overrides --threads/--warmup/--duration; --rate applies to lines without a rate)")
 	format := fs.String("format", "text", "formats written to standard output, comma-separated: text (per experiment, as it ends), json (one document when the run ends), e.g. text,json")
@@ -51,7 +51,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err := errors.Join(gr.check("run", fs), rs.check("run", fs, *expFile == ""), ol.check("run", fs, *expFile != "")); err != nil {
 		return err
 	}
-	if _, err := ts.options(1); err != nil {
+	if _, err := ts.Options(1); err != nil {
 		return err
 	}
 	exps := []run.Experiment{rs.experiment(ol.rate)}
@@ -128,8 +128,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if d := split.Describe(exps, mine, firsts); d != "" {
 		fmt.Fprintln(e.stderr, d)
 	}
-	ts.applied(info)
-	front, closeTiers, err := ts.open(ctx, e, s.Store(), maxThreads)
+	front, closeTiers, err := s.Tiers(ctx, ts, maxThreads, info)
 	if err != nil {
 		return err
 	}

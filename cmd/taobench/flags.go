@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"time"
 
 	"github.com/taobench/taobench/internal/flagx"
@@ -194,4 +195,12 @@ func registerSplit(fs *flag.FlagSet, s *session.SplitSpec) {
 	fs.StringVar(&s.Driver, "driver", "", "I/N: run as driver I (counting from 0, as Kubernetes' JOB_COMPLETION_INDEX) of N processes sharing one run: this one runs its share of --threads and --rate; merge their --out files with taobench merge")
 	fs.StringVar(&s.RunID, "run-id", "", "the id all drivers of one run share (letters, digits, . _ -); default with --driver: derived from --start-at, workload and seed")
 	fs.StringVar(&s.StartAt, "start-at", "", "begin the first experiment at this instant, RFC 3339 (2026-11-23T14:00:00Z: lines up hosts) or +DURATION from now (+30s: lines up only processes started together); later experiments follow on the same schedule")
+}
+
+// registerTiers registers run's read tiers (docs/tiers.md); without them
+// nothing stands before the database. session.TierSpec checks them.
+func registerTiers(fs *flag.FlagSet, s *session.TierSpec) {
+	fs.StringVar(&s.Cache, "cache", "", "TAO's cache tier on Redis, e.g. redis://127.0.0.1:6379/0 (?prefix=NAME&expire=1h): reads read_tiers sends to tao (or that miss the client cache) are served from it, filled on a miss, invalidated after writes (docs/tiers.md)")
+	fs.Var(durationFlag{&s.TTL}, "client-cache-ttl", "a client-side cache in this process with this TTL (e.g. 2s), never invalidated by writes: reads read_tiers sends to client_cache are served from it")
+	fs.IntVar(&s.Size, "client-cache-size", 0, fmt.Sprintf("the client-side cache's bound in entries, least recently used out first (default %d with --client-cache-ttl)", session.DefaultClientCacheSize))
 }
