@@ -3,7 +3,11 @@
 // graph record so a figure can be traced to the code that measured it.
 package buildinfo
 
-import "runtime/debug"
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
 
 // Info is the binary's build. A build without VCS information (go build
 // -buildvcs=false, as .ci/run does, or a build outside a git checkout) has
@@ -45,4 +49,21 @@ func (b Info) Commit() string {
 		return b.Revision + "+modified"
 	}
 	return b.Revision
+}
+
+// Describe is what taobench version prints: the version, the revision
+// with its commit time and whether the tree was modified, and the Go
+// toolchain and platform it was built with.
+func (b Info) Describe() string {
+	rev := b.Revision
+	if b.Time != "" {
+		rev += ", committed " + b.Time
+	}
+	if b.Modified {
+		rev += ", with uncommitted changes"
+	}
+	if b.Revision == "unknown" {
+		rev += " (built without VCS information, e.g. with -buildvcs=false)"
+	}
+	return fmt.Sprintf("taobench %s\nrevision %s\nbuilt with %s for %s/%s\n", b.Version, rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

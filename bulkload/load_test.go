@@ -17,6 +17,7 @@ import (
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/store"
 	_ "github.com/taobench/taobench/store/sqlstore" // sqlite: and the "sqlite" database/sql driver
+	"github.com/taobench/taobench/store/storetest"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
@@ -252,11 +253,12 @@ func TestLoadCancelled(t *testing.T) {
 // memDB is a store.Database in memory: it records what the loaders write,
 // and can fail a chosen step.
 type memDB struct {
-	mu      sync.Mutex
-	objects map[int64]int // times each object was written
-	edges   int64
-	calls   []string // BeginLoad, EndLoad, SetMeta in order
-	meta    map[string]string
+	storetest.Func // the methods a load does not use
+	mu             sync.Mutex
+	objects        map[int64]int // times each object was written
+	edges          int64
+	calls          []string // BeginLoad, EndLoad, SetMeta in order
+	meta           map[string]string
 
 	failLoad    error // returned by every loader's Load
 	failLoader  error // returned by NewLoader
@@ -267,12 +269,7 @@ type memDB struct {
 
 func newMemDB() *memDB { return &memDB{objects: map[int64]int{}} }
 
-func (d *memDB) Exec(context.Context, *tao.Request, *tao.Result)  {}
-func (d *memDB) Close() error                                     { return nil }
-func (d *memDB) Schema() []string                                 { return nil }
-func (d *memDB) Setup(context.Context, bool) error                { return nil }
-func (d *memDB) ReserveRun(context.Context) (int64, error)        { return 1, nil }
-func (d *memDB) Check(context.Context) ([]store.Violation, error) { return nil, nil }
+func (d *memDB) ReserveRun(context.Context) (int64, error) { return 1, nil }
 
 func (d *memDB) Meta(context.Context) (map[string]string, error) {
 	d.mu.Lock()

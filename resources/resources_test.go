@@ -10,29 +10,22 @@ import (
 
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
-	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/store/storetest"
 )
 
 // fakeServer answers ServerStats with its readings in turn.
 type fakeServer struct {
+	storetest.Func
 	readings []store.ServerStats
 	errs     []error
 	n        int
 }
 
-func (f *fakeServer) Exec(context.Context, *tao.Request, *tao.Result) {}
-func (f *fakeServer) Close() error                                    { return nil }
 func (f *fakeServer) ServerStats(context.Context) (store.ServerStats, error) {
 	i := f.n
 	f.n++
 	return f.readings[i], f.errs[i]
 }
-
-// plainStore has no server view.
-type plainStore struct{}
-
-func (plainStore) Exec(context.Context, *tao.Request, *tao.Result) {}
-func (plainStore) Close() error                                    { return nil }
 
 func burn(d time.Duration) {
 	for end := time.Now().Add(d); time.Now().Before(end); {
@@ -40,7 +33,7 @@ func burn(d time.Duration) {
 }
 
 func TestDriverSamples(t *testing.T) {
-	s := Start(context.Background(), plainStore{})
+	s := Start(context.Background(), storetest.Func{}) // no server view
 	burn(1200 * time.Millisecond)
 	r := s.Stop(context.Background(), false)
 	if r.Server != nil {

@@ -8,6 +8,7 @@ import (
 	// Linked so that go test's cache reruns this test when what they
 	// import changes (it cannot see what go list reads).
 	_ "github.com/taobench/taobench/htmlreport"
+	_ "github.com/taobench/taobench/outfile"
 	_ "github.com/taobench/taobench/textreport"
 )
 
@@ -31,6 +32,9 @@ func TestDataFlowsOneWay(t *testing.T) {
 		"result":     leaves,
 		"textreport": append([]string{"textreport", "internal/termsafe"}, leaves...),
 		"htmlreport": append([]string{"htmlreport"}, leaves...),
+		// --out, -o and --hdr-log of every command, merge's and report's
+		// included, write through outfile.
+		"outfile": append([]string{"outfile"}, leaves...),
 	} {
 		out, err := exec.Command(goCmd, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", module+pkg).CombinedOutput()
 		if err != nil {

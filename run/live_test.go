@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taobench/taobench/store/storetest"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -138,6 +139,7 @@ func TestStatusCurrent(t *testing.T) {
 // answers, ignoring its context, until released: a hung server behind a
 // driver that does not honour cancellation.
 type stuckStore struct {
+	storetest.Func
 	okCalls int64
 	release chan struct{}
 	calls   atomic.Int64
@@ -153,8 +155,6 @@ func (s *stuckStore) Exec(_ context.Context, _ *tao.Request, res *tao.Result) {
 	<-s.release
 	res.Outcome = tao.Error
 }
-
-func (s *stuckStore) Close() error { return nil }
 
 // TestStuckStore: a store stuck in Exec beyond the drain does not hold the
 // experiment: Do returns abandonAfter after the drain deadline (well within

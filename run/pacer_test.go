@@ -14,6 +14,7 @@ import (
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/store/null"
+	"github.com/taobench/taobench/store/storetest"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/textreport"
 )
@@ -190,6 +191,7 @@ func TestOpenLoopTooFewClients(t *testing.T) {
 // client. Timed from the first call, not from when the test set it up, the
 // stall falls in the measured window however long Do takes to begin.
 type stallStore struct {
+	storetest.Func
 	after, stall time.Duration
 	once         sync.Once
 	first        time.Time // set once
@@ -203,8 +205,6 @@ func (s *stallStore) Exec(ctx context.Context, _ *tao.Request, res *tao.Result) 
 		waitUntil(ctx, now.Add(s.stall))
 	}
 }
-
-func (s *stallStore) Close() error { return nil }
 
 // slower counts the requests of sum whose latency was at least d.
 func slower(sum *metrics.Summary, d time.Duration) int64 {

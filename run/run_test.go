@@ -16,6 +16,7 @@ import (
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/store/null"
+	"github.com/taobench/taobench/store/storetest"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
@@ -48,6 +49,7 @@ type call struct {
 // number (from 0, in the order calls arrive) and its start, and records every
 // call. A Timeout answer carries ctx's error, as a real store's would.
 type scriptStore struct {
+	storetest.Func
 	answer func(ctx context.Context, n int, enter time.Time) tao.Outcome
 
 	mu    sync.Mutex
@@ -73,8 +75,6 @@ func (s *scriptStore) Exec(ctx context.Context, _ *tao.Request, res *tao.Result)
 	s.calls[n].exit, s.calls[n].out = exit, out
 	s.mu.Unlock()
 }
-
-func (s *scriptStore) Close() error { return nil }
 
 // recorded returns the calls so far (safe once Do has returned).
 func (s *scriptStore) recorded() []call {
@@ -291,7 +291,7 @@ func testWarmupExcluded(t *testing.T, threads int, warmup time.Duration) bool {
 func TestRetriesExhausted(t *testing.T) {
 	for _, retries := range []int{0, 3} {
 		t.Run(fmt.Sprintf("retries=%d", retries), func(t *testing.T) {
-			st := &countingStore{Store: conflictStore{}}
+			st := &countingStore{Store: conflictStore}
 			cfg := testConfig(t, "a", st)
 			cfg.Retries = retries
 			// No warmup: every request, and so every call, is measured.
@@ -327,12 +327,11 @@ func TestRetriesExhausted(t *testing.T) {
 	}
 }
 
-type conflictStore struct{}
-
-func (conflictStore) Exec(_ context.Context, _ *tao.Request, res *tao.Result) {
+// conflictStore answers every request with an object conflict, with
+// PostgreSQL's code.
+var conflictStore = storetest.Func{ExecFunc: func(_ context.Context, _ *tao.Request, res *tao.Result) {
 	res.Outcome, res.Code = tao.ConflictObject, "40P01"
-}
-func (conflictStore) Close() error { return nil }
+}}
 
 // TestRetrySucceeds: a store answering an object conflict, an association
 // conflict, then ok (in turn, one client) makes every request succeed on its

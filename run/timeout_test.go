@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taobench/taobench/store/storetest"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -83,6 +84,7 @@ func TestPreconditionWaitOutsideLatency(t *testing.T) {
 // version 1, so the client remembers what it read; it counts the pauses of
 // 40 ms or more between calls (one client: no lock needed).
 type foundStore struct {
+	storetest.Func
 	last          time.Time
 	calls, waited int
 }
@@ -99,5 +101,3 @@ func (f *foundStore) Exec(_ context.Context, req *tao.Request, res *tao.Result) 
 	res.Outcome = tao.OK
 	f.last = time.Now()
 }
-
-func (f *foundStore) Close() error { return nil }

@@ -4,6 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/taobench/taobench/bulkload"
+	"github.com/taobench/taobench/gencheck"
+	"github.com/taobench/taobench/textreport"
 
 	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/graph"
@@ -22,6 +28,30 @@ type Validation struct {
 	// Rows are the graph's inventory against its workload, then the short
 	// run's fidelity rows; fidelity.Failed says which failed.
 	Rows []result.FidelityRow
+	// Workload is the run's, Database the session's name; RunsBefore
+	// counts the runs the database had had before (their writes move what
+	// it holds away from the graph the rows expect).
+	Workload, Database string
+	RunsBefore         int64
+}
+
+// Write prints the rows and what they were measured on, and returns an
+// error when a row failed, saying how to check a fresh load when runs
+// since the load can explain it.
+func (v *Validation) Write(w io.Writer, name string) error {
+	if err := textreport.WriteFidelity(w, v.Rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "workload %s on workload %s's graph, %d requests in %.0f s; a share passes within %d standard errors of its target plus the row's model error (%.3f targeted, %.3f graph expectation), a mean within %.0f%%, a distribution when p >= %g\n",
+		v.Workload, v.GraphOf, v.Result.Summary.Requests(), v.Result.Measured.Seconds(), fidelity.Sigmas, fidelity.ModelTargeted, fidelity.ModelGraph, 100*fidelity.MeanTolerance, gencheck.Alpha)
+	if failed := fidelity.Failed(v.Rows); len(failed) > 0 {
+		hint := ""
+		if v.RunsBefore > 0 {
+			hint = fmt.Sprintf("; the database has had %d run(s) since its load, whose writes move what it holds away from the graph the rows expect: validate a fresh load (taobench load --drop) to check the load itself", v.RunsBefore)
+		}
+		return fmt.Errorf("%s: %d figure(s) differ from their targets on %s%s", name, len(failed), v.Database, hint)
+	}
+	return nil
 }
 
 // Validate checks the database against a workload (cfg.Workload): what it
@@ -36,6 +66,7 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 	}
 	w := cfg.Workload
 	spec.Workload = w
+	before, _ := s.Runs(ctx) // runs since the load change what it holds
 	g, loaded, err := s.Graph(ctx, spec)
 	if err != nil {
 		return nil, err
@@ -48,11 +79,12 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 	if err != nil {
 		return nil, err
 	}
-	v := &Validation{GraphOf: loaded.Name, Rows: fidelity.GraphRows(loaded, g, inv)}
+	v := &Validation{GraphOf: loaded.Name, Rows: fidelity.GraphRows(loaded, g, inv), Workload: w.Name, Database: s.url, RunsBefore: before}
 	s.sink.Note(fmt.Sprintf("%s: %d clients, warmup %v, %v of workload %s on workload %s's graph (%d edges) in %s; request seed %d",
 		s.opts.Name, x.Threads, x.Warmup, x.Duration, w.Name, loaded.Name, g.Edges(), s.url, cfg.Seed))
 	v.Info = s.RunInfo(Meta{Workloads: []*workload.Workload{w}, GraphOf: loaded.Name, Graph: g, Seed: cfg.Seed, Retries: cfg.Retries})
 	cfg.Graph, cfg.Store = g, db
+	cfg = s.config(cfg)
 	if cfg.Run, err = s.ReserveRun(ctx, 0); err != nil {
 		return nil, err
 	}
@@ -93,6 +125,48 @@ func (s *Session) Check(ctx context.Context, meta map[string]string) ([]store.Vi
 		return nil, fmt.Errorf("check %s: %w", s.url, err)
 	}
 	return append(vs, completeness(ctx, db, meta)...), nil
+}
+
+// WriteCheck prints the violations vs Check found in the database whose
+// graph's record is meta, and returns an error when there are any.
+func (s *Session) WriteCheck(w io.Writer, meta map[string]string, vs []store.Violation) error {
+	if len(vs) == 0 {
+		fmt.Fprintf(w, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; edges point at objects that exist; unique types have at most one edge per (id1, type))\n",
+			s.url, bulkload.Describe(meta))
+		return nil
+	}
+	half := false
+	for _, v := range vs {
+		fmt.Fprintf(w, "VIOLATION %s: %d row(s), e.g. %s\n", v.Invariant, v.Count, v.Example)
+		half = half || v.Invariant == "bidirectional edge has its inverse" || v.Invariant == "inverse edge has its forward edge"
+	}
+	if half {
+		fmt.Fprintln(w, "note: a run whose workload injects fail_after_primary_commit leaves exactly such rows by design: a cross-shard bidirectional write committed on its primary shard, never on the other (docs/experiments.md)")
+	}
+	return fmt.Errorf("check %s: %d invariant(s) violated", s.url, len(vs))
+}
+
+// WriteInfo prints what the database holds: the graph its load recorded
+// (meta) and the runs since.
+func (s *Session) WriteInfo(ctx context.Context, w io.Writer, meta map[string]string) error {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "database\t%s\n", s.url)
+	for _, k := range []struct{ key, label string }{
+		{"workload", "graph of workload"}, {"edges", "edges"}, {"nodes", "nodes"}, {"shards", "shards"},
+		{"seed", "graph seed"}, {graph.MetaState, "load state"}, {"load_started", "load started"},
+		{"load_finished", "load finished"}, {"taobench_version", "loaded by taobench"},
+		{"format_version", "graph format"}, {"graph_hash", "graph hash"},
+	} {
+		v := meta[k.key]
+		if v == "" {
+			v = "(unrecorded)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", k.label, v)
+	}
+	if runs, ok := s.Runs(ctx); ok {
+		fmt.Fprintf(tw, "run numbers reserved\t%d (one per experiment)\n", runs)
+	}
+	return tw.Flush()
 }
 
 // completeness checks the graph's record against the rows: the load
@@ -154,4 +228,38 @@ func (s *Session) Runs(ctx context.Context) (n int64, ok bool) {
 	}
 	n, err := ins.Runs(ctx)
 	return n, err == nil
+}
+
+// CheckGenerator checks offline, with no database, that the generator
+// draws workload w's distributions (gencheck: requests requests on its
+// graph of edges edges, seed seed), printing the table to out; an error
+// when one differs.
+func CheckGenerator(out io.Writer, w *workload.Workload, edges int64, requests int, seed uint64) error {
+	g, err := graph.New(w, seed, edges)
+	if err != nil {
+		return badInputErr(err)
+	}
+	failed := gencheck.WriteTable(out, gencheck.Run(w, g, requests, seed))
+	fmt.Fprintf(out, "%d requests of workload %s; a distribution passes when p >= %g\n", requests, w.Name, gencheck.Alpha)
+	if failed > 0 {
+		return fmt.Errorf("validate: %d distribution(s) differ from the workload's weights", failed)
+	}
+	return nil
+}
+
+// OpenRecorded opens a database that exists (Options.MustExist) and reads
+// the record of the graph it holds (Recorded); a database with none is an
+// InputError.
+func OpenRecorded(ctx context.Context, url string, opts Options) (*Session, map[string]string, error) {
+	opts.MustExist = true
+	s, err := Open(ctx, url, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta, err := s.Recorded(ctx)
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return s, meta, nil
 }

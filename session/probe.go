@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/taobench/taobench/metrics"
@@ -113,6 +115,15 @@ type SweepSpec struct {
 	MaxP99        time.Duration
 }
 
+// Check checks an automatic sweep's figures (not needed with Rates); its
+// error is an InputError naming sweep's flags.
+func (spec SweepSpec) Check() error {
+	if spec.Rates == nil && (!(spec.Start > 0) || run.CheckRate(spec.Start) != nil || !(spec.Factor > 1) || math.IsInf(spec.Factor, 0) || spec.MaxSteps < 1) {
+		return badInput("sweep: --start must be a positive rate, --factor above 1, --max-steps at least 1")
+	}
+	return nil
+}
+
 // SweepEnd is how a sweep ended.
 type SweepEnd struct {
 	// Saturated says why the probe at Rate saturated; "" when none did.
@@ -157,6 +168,18 @@ type RateSpec struct {
 	SLAs                     []SLA
 	Start, Factor, Precision float64
 	MaxProbes                int
+}
+
+// Check checks the rating's figures; its error is an InputError naming
+// rate's flags.
+func (spec RateSpec) Check() error {
+	if len(spec.SLAs) == 0 {
+		return badInput("rate: give at least one --sla, e.g. --sla 'p99<=20ms' --sla 'errors<=0.1%%'")
+	}
+	if !(spec.Start > 0) || run.CheckRate(spec.Start) != nil || !(spec.Factor > 1) || math.IsInf(spec.Factor, 0) || !(spec.Precision > 0) || spec.MaxProbes < 1 {
+		return badInput("rate: --start must be a positive rate, --factor above 1, --precision positive, --max-probes at least 1")
+	}
+	return nil
 }
 
 // Rating is a rating's outcome.
@@ -221,4 +244,22 @@ func (spec RateSpec) Search(probe func(rate float64) (bool, error)) (Rating, err
 			}
 		}
 	}
+}
+
+// ParseRates reads a sweep's rates: positive requests per second,
+// comma-separated, rising.
+func ParseRates(s string) ([]float64, error) {
+	var rates []float64
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		r, err := strconv.ParseFloat(f, 64)
+		if err != nil || r <= 0 || run.CheckRate(r) != nil {
+			return nil, fmt.Errorf("rate %q: give positive requests per second up to %g, comma-separated (e.g. 1000,2000,4000)", f, float64(run.MaxRate))
+		}
+		if len(rates) > 0 && r <= rates[len(rates)-1] {
+			return nil, fmt.Errorf("rates must rise: %g after %g", r, rates[len(rates)-1])
+		}
+		rates = append(rates, r)
+	}
+	return rates, nil
 }

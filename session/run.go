@@ -2,6 +2,10 @@ package session
 
 import (
 	"context"
+	cryptorand "crypto/rand"
+	"encoding/binary"
+	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -91,6 +95,72 @@ func NotApplied(w *workload.Workload, inject bool) []string {
 	return append(names, w.NotApplied...)
 }
 
+// NewSeed returns a fresh request seed, short enough to retype: printed
+// so a run can be repeated.
+func NewSeed() uint64 {
+	var b [8]byte
+	if _, err := cryptorand.Read(b[:]); err != nil {
+		return uint64(time.Now().UnixNano())
+	}
+	return binary.LittleEndian.Uint64(b[:]) >> 12
+}
+
+// ReadExperiments reads a file of experiments (run.ParseExperiments),
+// giving rate to each line without one; errors are InputErrors naming
+// the file and line.
+func ReadExperiments(path string, rate float64) ([]run.Experiment, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, badInput("run: --experiments: %v", err)
+	}
+	defer f.Close()
+	exps, err := run.ParseExperiments(f, path)
+	if err != nil {
+		return nil, badInputErr(err)
+	}
+	for i := range exps {
+		if exps[i].Rate == 0 {
+			exps[i].Rate = rate
+		}
+	}
+	return exps, nil
+}
+
+// InjectionNote says what a run that injects latency injects from w; an
+// InputError when w gives no delays.
+func InjectionNote(w *workload.Workload) (string, error) {
+	fields := LatencyFields(w)
+	if len(fields) == 0 {
+		return "", badInput("run: --inject-latency: workload %s gives none of read_operation_latency, write_operation_latency, write_txn_latency; add them (docs/target-load.md) or drop the flag", w.Name)
+	}
+	msg := fmt.Sprintf("injecting client-side latency from workload %s's %s (read transactions use read_operation_latency)", w.Name, strings.Join(fields, ", "))
+	if w.LatencyBuckets {
+		vals := make([]string, len(workload.LatencyBucketValues))
+		for i, v := range workload.LatencyBucketValues {
+			vals[i] = fmt.Sprintf("%d: %v", i, v)
+		}
+		msg += "; the original format gives bucket weights only, taken as " + strings.Join(vals, ", ")
+	}
+	return msg, nil
+}
+
+// Prepare finds or loads the graph of spec (Graph) for the workload of
+// cfg, notes which graph and which requests the run will have, and
+// returns cfg with the graph set and the run's metadata.
+func (s *Session) Prepare(ctx context.Context, spec GraphSpec, cfg run.Config) (run.Config, *result.Run, error) {
+	spec.Workload = cfg.Workload
+	g, loaded, err := s.Graph(ctx, spec)
+	if err != nil {
+		return cfg, nil, err
+	}
+	s.sink.Note(fmt.Sprintf("graph: workload %s's, %d edges; requests: workload %s, seed %d (give --seed %d to repeat them)",
+		loaded.Name, g.Edges(), cfg.Workload.Name, cfg.Seed, cfg.Seed))
+	cfg.Graph = g
+	info := s.RunInfo(Meta{Workloads: []*workload.Workload{cfg.Workload}, GraphOf: loaded.Name, Graph: g, Seed: cfg.Seed,
+		Retries: cfg.Retries, InjectLatency: cfg.InjectLatency})
+	return cfg, info, nil
+}
+
 // Step varies one experiment of a Plan.
 type Step struct {
 	// Label names the step for the sink, such as "hold 5ms".
@@ -137,9 +207,7 @@ func (s *Session) Run(ctx context.Context, p Plan) ([]*result.Experiment, error)
 		}
 		s.sink.ExperimentStarted(k, len(mine), step.Label, x)
 		cfg.FirstClient = firsts[k]
-		if cfg.Store == nil {
-			cfg.Store = s.st
-		}
+		cfg = s.config(cfg)
 		if cfg.Run, err = s.ReserveRun(ctx, k); err != nil {
 			return done, err
 		}
@@ -174,9 +242,7 @@ func (s *Session) Run(ctx context.Context, p Plan) ([]*result.Experiment, error)
 // cfg.Seed, with a run number of its own: a probe of a sweep or a rating,
 // whose next rate depends on this one's result. The sink is not told.
 func (s *Session) Experiment(ctx context.Context, cfg run.Config, k int, x run.Experiment) (*result.Experiment, error) {
-	if cfg.Store == nil {
-		cfg.Store = s.st
-	}
+	cfg = s.config(cfg)
 	var err error
 	if cfg.Run, err = s.ReserveRun(ctx, k); err != nil {
 		return nil, err
@@ -187,4 +253,33 @@ func (s *Session) Experiment(ctx context.Context, cfg run.Config, k int, x run.E
 		return nil, badInputErr(err)
 	}
 	return res, nil
+}
+
+// Workloads resolves built-in names or workload files (workload.Resolve);
+// a failure is an InputError. Its notes say which fields of the first
+// workload that has any a run that injects latency (or not) reads but does
+// not apply and, when inject, what the run injects (InjectionNote).
+func Workloads(names []string, inject bool) ([]*workload.Workload, []string, error) {
+	ws := make([]*workload.Workload, len(names))
+	var notes []string
+	for i, name := range names {
+		w, err := workload.Resolve(name)
+		if err != nil {
+			return nil, nil, badInputErr(err)
+		}
+		if na := NotApplied(w, inject); len(na) > 0 && len(notes) == 0 {
+			notes = append(notes, fmt.Sprintf("workload %s: fields read but not applied yet: %s", w.Name, strings.Join(na, ", ")))
+		}
+		ws[i] = w
+	}
+	if inject {
+		for _, w := range ws {
+			note, err := InjectionNote(w)
+			if err != nil {
+				return nil, nil, err
+			}
+			notes = append(notes, note)
+		}
+	}
+	return ws, notes, nil
 }

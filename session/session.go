@@ -9,9 +9,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
 	"github.com/taobench/taobench/buildinfo"
 
 	"github.com/taobench/taobench/bulkload"
+	"github.com/taobench/taobench/livemetrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
@@ -83,6 +86,14 @@ type Options struct {
 	// MustExist opens only a database that exists: commands that read
 	// what a database holds (info, check) never create one.
 	MustExist bool
+	// Live, when set, gets the session's load progress and, unless an
+	// experiment's run.Config gives its own, every experiment's requests:
+	// Prometheus metrics while the session works. The caller closes it.
+	Live *livemetrics.Server
+	// MetricsAddr, given to Open, serves Live there (livemetrics.Listen:
+	// HOST:PORT, port 0 for a free one) until Close; a bad address or a
+	// port in use is an InputError, before the database is opened.
+	MetricsAddr string
 }
 
 // Session is one database (or store) and the graph it holds.
@@ -92,18 +103,40 @@ type Session struct {
 	opts  Options
 	sink  Sink
 	owned bool // Close closes st
+	// ownLive: Close closes opts.Live, which Open started.
+	ownLive bool
 }
 
 // Open opens the store of a URL (sqlite:PATH, postgres://..., mysql://...,
-// null) registered in store.Default. A failure to connect is an
+// null) registered in store.Default, and tells the sink what the store
+// says about how it opened (Notes). A failure to connect is an
 // InputError; no message shows the URL's password.
 func Open(ctx context.Context, url string, opts Options) (*Session, error) {
+	if opts.MetricsAddr != "" {
+		srv, err := livemetrics.Listen(opts.MetricsAddr)
+		if err != nil {
+			return nil, badInput("%s: --metrics-addr: %v", opts.Name, err)
+		}
+		opts.Live = srv
+	}
 	st, err := store.Default.Open(ctx, url, store.Options{Clients: opts.Clients, MustExist: opts.MustExist})
 	if err != nil {
+		if opts.MetricsAddr != "" {
+			opts.Live.Close()
+		}
 		return nil, badInputErr(err)
 	}
 	s := New(st, store.Redact(url), opts)
-	s.owned = true
+	s.owned, s.ownLive = true, opts.MetricsAddr != ""
+	for _, n := range s.Notes() {
+		s.sink.Note(n)
+	}
+	if s.ownLive {
+		s.sink.Note(fmt.Sprintf("serving Prometheus metrics at http://%s/metrics", opts.Live.Addr()))
+		if n := opts.Live.Note(); n != "" {
+			s.sink.Note(n)
+		}
+	}
 	return s, nil
 }
 
@@ -113,6 +146,9 @@ func New(st store.Store, name string, opts Options) *Session {
 	sink := opts.Sink
 	if sink == nil {
 		sink = Discard
+	}
+	if opts.Live != nil {
+		sink = liveSink{sink, opts.Live.Load}
 	}
 	if opts.Version == "" && opts.Revision == "" {
 		b := buildinfo.Read()
@@ -142,12 +178,87 @@ func (s *Session) Notes() []string {
 	return nil
 }
 
-// Close closes the store when Open opened it.
+// liveSink also gives the load's progress to the live metrics.
+type liveSink struct {
+	Sink
+	load *livemetrics.Load
+}
+
+func (l liveSink) LoadProgress(p bulkload.Progress) {
+	l.load.Observe(p)
+	l.Sink.LoadProgress(p)
+}
+
+// MetricsAddr is where the session's live metrics are served; "" for
+// nowhere.
+func (s *Session) MetricsAddr() string {
+	if s.opts.Live == nil {
+		return ""
+	}
+	return s.opts.Live.Addr()
+}
+
+// Close closes the store and the metrics server when Open opened them.
 func (s *Session) Close() error {
+	if s.ownLive {
+		s.ownLive = false // once: a second Close would wait for the server forever
+		if err := s.opts.Live.Close(); err != nil {
+			s.sink.Note(fmt.Sprintf("metrics server: %v", err))
+		}
+	}
 	if !s.owned {
 		return nil
 	}
 	return s.st.Close()
+}
+
+// config is cfg with the session's defaults: its store and live metrics.
+func (s *Session) config(cfg run.Config) run.Config {
+	if cfg.Store == nil {
+		cfg.Store = s.st
+	}
+	if cfg.Live == nil && s.opts.Live != nil {
+		cfg.Live = s.opts.Live.Runs
+	}
+	return cfg
+}
+
+// CloseWithin closes the store as Close does, waiting at most d: a hung
+// server (or a client still stuck in a request the run abandoned) can make
+// a driver's Close wait for connections that never answer, pgx's pool for
+// 15 s per connection, and the results are already out. What is left
+// unclosed the operating system closes when the process exits. It reports
+// whether the store closed in time.
+func (s *Session) CloseWithin(d time.Duration) bool {
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		s.Close()
+	}()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-closed:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// Schema is the DDL taobench runs on the database of url. It needs no
+// connection where the store can tell it without one: an SQLite file is
+// then neither opened nor created.
+func Schema(ctx context.Context, url string) ([]string, error) {
+	st, err := store.Default.Open(ctx, url, store.Options{Clients: 1, SchemaOnly: true})
+	if err != nil {
+		return nil, badInputErr(err)
+	}
+	defer st.Close()
+	db, ok := st.(store.Database)
+	if !ok {
+		return nil, badInput("%s keeps no data; give a database URL (sqlite:PATH, postgres://..., mysql://...)", store.Redact(url))
+	}
+	return db.Schema(), nil
 }
 
 // needDatabase returns the store as a database, or an InputError saying a

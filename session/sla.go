@@ -118,3 +118,12 @@ func Verdict(x *result.Experiment, slas []SLA) (string, bool) {
 	}
 	return strings.Join(parts, "; "), pass
 }
+
+// SLAText is the rating's SLAs as given, comma-separated.
+func (spec RateSpec) SLAText() string {
+	texts := make([]string, len(spec.SLAs))
+	for i, s := range spec.SLAs {
+		texts[i] = s.Text
+	}
+	return strings.Join(texts, ", ")
+}

@@ -10,8 +10,17 @@ import (
 
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/tao"
 )
+
+// RateNote describes an experiment's loop for its opening line.
+func RateNote(rate float64, a run.Arrival) string {
+	if rate == 0 {
+		return ", closed loop"
+	}
+	return fmt.Sprintf(", target rate %s req/s (%s arrivals)", strconv.FormatFloat(rate, 'f', -1, 64), a)
+}
 
 // The tables the command prints, for any program that wants them.
 
@@ -127,4 +136,48 @@ func triple(st metrics.LatencyStats) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f/%.2f/%.2f", st.P50/1000, st.P99/1000, st.P999/1000)
+}
+
+// WriteSweepEnd says why a sweep stopped, when it did before its rates
+// ran out.
+func WriteSweepEnd(w io.Writer, end SweepEnd) {
+	switch {
+	case end.Unsaturated:
+		fmt.Fprintf(w, "stopped after %d steps without saturating: give a higher --start or --max-steps\n", end.Steps)
+	case end.Saturated != "":
+		fmt.Fprintf(w, "saturated at a target of %g req/s: %s\n", end.Rate, end.Saturated)
+	}
+}
+
+// WriteProbe prints probe n's verdict (from 1) against the SLAs.
+func WriteProbe(w io.Writer, n int, x *result.Experiment, slas []SLA) {
+	line, pass := Verdict(x, slas)
+	word := "pass"
+	if !pass {
+		word = "FAIL"
+	}
+	fmt.Fprintf(w, "probe %d: target %.0f req/s: %s: %s\n", n, x.OpenLoop.Rate, word, line)
+}
+
+// WriteRating prints the rating r found in at most maxProbes probes; a
+// rating of 0 (even the lowest target failed) is the caller's to report.
+func WriteRating(w io.Writer, r Rating, maxProbes int) {
+	switch {
+	case r.OutOfProbes:
+		fmt.Fprintf(w, "stopped after %d probes (--max-probes)\n", maxProbes)
+	case r.AtMaxRate:
+		fmt.Fprintf(w, "the next probe would pass the most taobench issues (%g req/s)\n", float64(run.MaxRate))
+	}
+	fmt.Fprintf(w, "rating: %.0f req/s, the highest target at which every SLA held", r.Rate)
+	if r.Failed > 0 {
+		fmt.Fprintf(w, " (%.0f req/s failed)", r.Failed)
+	}
+	fmt.Fprintln(w)
+}
+
+// WriteProbesTitle opens a sweep's or a rating's output: what every probe
+// (or step: per) runs, and after it what it is measured against (more).
+func WriteProbesTitle(w io.Writer, title string, info *result.Run, x run.Experiment, a run.Arrival, per, more string) {
+	fmt.Fprintf(w, "%s: workload %s on %s, %d clients, %v warmup + %v per %s, %s arrivals%s\n",
+		title, info.Workload, info.Database, x.Threads, x.Warmup, x.Duration, per, a, more)
 }

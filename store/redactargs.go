@@ -1,7 +1,10 @@
 package store
 
 import (
+	"fmt"
+	"io"
 	"net/url"
+	"os"
 	"strings"
 )
 
@@ -61,4 +64,35 @@ func urlPasswords(raw string) []string {
 		}
 	}
 	return ps
+}
+
+// RedactWriter masks the passwords of the URLs among Args in what it
+// writes to W: status lines may quote a driver's error.
+type RedactWriter struct {
+	W    io.Writer
+	Args []string
+}
+
+func (r RedactWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.W, RedactArgs(string(p), r.Args)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// FromEnv returns the database URL raw gives: raw itself or, for
+// env:NAME, the URL in the environment variable NAME, so a URL with a
+// password can come from a secret (a Kubernetes Secret,
+// docs/distributed.md) without appearing in the command line. Every
+// message and result redacts it as it does a typed URL.
+func FromEnv(raw string) (string, error) {
+	name, ok := strings.CutPrefix(raw, "env:")
+	if !ok {
+		return raw, nil
+	}
+	v := strings.TrimSpace(os.Getenv(name))
+	if name == "" || v == "" {
+		return "", fmt.Errorf("env:%s: the environment variable %q is unset or empty; set it to the database URL, or give the URL itself", name, name)
+	}
+	return v, nil
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/taobench/taobench/store"
-	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/store/storetest"
 )
 
 // The fuzz targets of the database URL handling. No target connects to
@@ -137,11 +137,6 @@ func FuzzRedactPassword(f *testing.F) {
 	})
 }
 
-type fakeStore struct{}
-
-func (fakeStore) Exec(context.Context, *tao.Request, *tao.Result) {}
-func (fakeStore) Close() error                                    { return nil }
-
 // FuzzOpen: Open hands a URL of a registered scheme to its store as
 // written, with the parsed URL and at least one client; every other URL is
 // refused with a message that names it only redacted.
@@ -156,7 +151,7 @@ func FuzzOpen(f *testing.F) {
 		reg := &store.Registry{}
 		reg.Register("fake", func(_ context.Context, u *url.URL, raw string, opts store.Options) (store.Store, error) {
 			got.called, got.u, got.raw, got.opts = true, u, raw, opts
-			return fakeStore{}, nil
+			return storetest.Func{}, nil
 		})
 		s, err := reg.Open(context.Background(), raw, store.Options{})
 		// A bare word names its scheme and may carry options after "?"

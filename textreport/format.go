@@ -54,3 +54,22 @@ func ParseFormats(flag, list string) ([]Reporter, error) {
 	}
 	return out, nil
 }
+
+// WriteReports writes the experiment just ended (the last of done) in the
+// streamed formats of reporters and, when the run is over (final), the
+// whole run in the document formats, to w.
+func WriteReports(w io.Writer, reporters []Reporter, info *result.Run, done []*result.Experiment, final bool) error {
+	for _, r := range reporters {
+		switch {
+		case r.Experiment != nil && len(done) > 0:
+			if err := r.Experiment(w, done[len(done)-1]); err != nil {
+				return err
+			}
+		case r.Run != nil && final:
+			if err := r.Run(w, info, done); err != nil {
+				return fmt.Errorf("--format %s: %w", r.Name, err)
+			}
+		}
+	}
+	return nil
+}

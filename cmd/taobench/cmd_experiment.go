@@ -5,13 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
-	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/internal/flagx"
+	"github.com/taobench/taobench/outfile"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
+	"github.com/taobench/taobench/store"
 )
 
 // The paper's experiments (TAOBench §5-§6), one command each: a ladder of
@@ -66,7 +67,7 @@ type expFlags struct {
 	name    string
 	args    []string // the command line, for redacting status lines
 	// outF is --out, checked.
-	outF *outFile
+	outF *outfile.Results
 }
 
 func newExpFlags(name string) *expFlags {
@@ -83,11 +84,14 @@ func newExpFlags(name string) *expFlags {
 	return f
 }
 
-// check validates the shared flags after parsing, the workload's (given
-// by each experiment) aside.
-func (f *expFlags) check(e *env, args []string) error {
+// parse parses the flags and checks the shared ones, the workload's
+// (given by each experiment) aside.
+func (f *expFlags) parse(e *env, args []string) error {
 	n := "experiment " + f.name
 	f.args = args
+	if err := parse(f.fs, args); err != nil {
+		return err
+	}
 	if f.timeout < 0 {
 		return badInput("%s: --timeout must be 0 (none) or more", n)
 	}
@@ -99,31 +103,34 @@ func (f *expFlags) check(e *env, args []string) error {
 	return err
 }
 
-// ladder opens the database and runs the steps (session.RunLadder),
-// printing each as it starts. Ctrl-C stops it with the steps done so far.
-func (f *expFlags) ladder(ctx context.Context, e *env, steps []session.Step) (*result.Run, []*result.Experiment, error) {
+// paper opens the database and runs one of the paper's experiments
+// (do), printing each step as it starts, then writes --out. Ctrl-C stops
+// it with the steps done so far.
+func (f *expFlags) paper(ctx context.Context, e *env, do func(*session.Session, session.Ladder) (*session.Paper, error)) error {
 	n := "experiment " + f.name
 	e.sizeProcs(0, f.rs.threads)
-	sink := &cliSink{e: e, started: func(i, k int, label string, x run.Experiment) {
+	sink := e.sink(func(i, k int, label string, x run.Experiment) {
 		fmt.Fprintf(e.stderr, "step %d of %d: %s: %d threads, warmup %v, duration %v%s, request timeout %v, retries %d\n",
-			i+1, k, label, x.Threads, x.Warmup, x.Duration, rateNote(x.Rate, f.ol.arrival), f.timeout, f.rs.retries)
-	}}
-	live, err := startLive(e, n, f.outs.metricsAddr)
+			i+1, k, label, x.Threads, x.Warmup, x.Duration, session.RateNote(x.Rate, f.ol.arrival), f.timeout, f.rs.retries)
+	}, nil)
+	s, err := openSession(ctx, e, f.db.url, session.Options{Name: n, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr})
 	if err != nil {
-		return nil, nil, err
-	}
-	defer stopLive(e, live)
-	s, err := openSession(ctx, e, n, f.db.url, f.rs.threads, session.Split{}, sink)
-	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer closeSession(e, s)
-	return s.RunLadder(ctx, session.Ladder{
+	p, err := do(s, session.Ladder{
 		Experiment: f.rs.experiment(f.ol.rate),
 		Config: run.Config{Seed: f.rs.seed, Retries: f.rs.retries, Timeout: f.timeout, Drain: f.rs.drain,
-			Status: redactWriter{e.stderr, f.args}, Arrival: f.ol.arrival, Live: e.liveRuns()},
+			Status: store.RedactWriter{W: e.stderr, Args: f.args}, Arrival: f.ol.arrival},
 		Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven, LoadThreads: f.gr.loadThreads,
-	}, steps)
+	})
+	if werr := p.WriteTo(f.outF); werr != nil {
+		return werr
+	}
+	if f.outF != nil && f.outF.Stream() == nil && p != nil && p.Info != nil {
+		fmt.Fprintln(e.stderr, f.outF.Written(false))
+	}
+	return err
 }
 
 // --- lock-hold ---------------------------------------------------------------
@@ -132,10 +139,7 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 	f := newExpFlags("lock-hold")
 	wl := f.fs.String("workload", "t1", "built-in workload or file whose writes hold their locks")
 	holds := f.fs.String("holds", "0,5ms,20ms,50ms,100ms", "comma-separated lock hold times, one step each (Go durations; 0 for none)")
-	if err := parse(f.fs, args); err != nil {
-		return err
-	}
-	if err := f.check(e, args); err != nil {
+	if err := f.parse(e, args); err != nil {
 		return err
 	}
 	hs, err := session.ParseHolds(*holds)
@@ -146,19 +150,9 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if base.Holds() {
-		fmt.Fprintf(e.stderr, "workload %s gives lock_hold; each step replaces it with the step's hold\n", base.Name)
-	}
-	steps := session.LockHoldSteps(base, hs)
-	info, done, err := f.ladder(ctx, e, steps)
-	rows := session.HoldRows(hs, done)
-	if len(rows) > 0 {
-		session.WriteHoldTable(e.stdout, info, rows)
-	}
-	if werr := writeExperimentJSON(e, f.outF, "lock-hold", info, done, session.Labels(steps, len(done)), rows); werr != nil {
-		return werr
-	}
-	return err
+	return f.paper(ctx, e, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
+		return s.LockHold(ctx, l, base, hs, e.stdout)
+	})
 }
 
 // --- precondition-wait -------------------------------------------------------
@@ -169,22 +163,12 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 	f := newExpFlags("precondition-wait")
 	wl := f.fs.String("workload", "preconditioned", "built-in workload or file whose writes carry version preconditions on keys the client read")
 	waits := f.fs.String("waits", "0,30ms,60ms,150ms", "comma-separated waits between a read and its preconditioned write, drawn with equal chance in one step (Go durations)")
-	if err := parse(f.fs, args); err != nil {
+	if err := f.parse(e, args); err != nil {
 		return err
 	}
-	if err := f.check(e, args); err != nil {
-		return err
-	}
-	ws, err := session.ParseHolds(*waits)
+	ws, err := session.ParseWaits(*waits)
 	if err != nil {
-		return badInput("experiment precondition-wait: --waits %q: %v", *waits, err)
-	}
-	seen := map[time.Duration]bool{}
-	for _, d := range ws {
-		if seen[d] {
-			return badInput("experiment precondition-wait: --waits %q gives %v twice; give each wait once", *waits, d)
-		}
-		seen[d] = true
+		return badInput("experiment precondition-wait: %v", err)
 	}
 	base, err := loadWorkload(e, *wl, false)
 	if err != nil {
@@ -193,36 +177,18 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 	if !session.HasVersionPredicate(base) {
 		return badInput("experiment precondition-wait: workload %s draws no write_version or read_version precondition, so no write would wait; use --workload preconditioned or add one", base.Name)
 	}
-	step, wc := session.WaitStep(base, "waits "+*waits, ws, f.rs.warmup)
-	steps := []session.Step{step}
-	info, done, err := f.ladder(ctx, e, steps)
-	var rows []session.WaitRow
-	if len(done) > 0 {
-		rows = wc.Rows()
-		session.WriteWaitTable(e.stdout, info, f.rs.threads, rows)
-		session.OpenLoopNote(e.stdout, done, session.Labels(steps, len(done)))
-	}
-	if werr := writeExperimentJSON(e, f.outF, "precondition-wait", info, done, session.Labels(steps, len(done)), rows); werr != nil {
-		return werr
-	}
-	return err
+	return f.paper(ctx, e, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
+		return s.PreconditionWait(ctx, l, base, "waits "+*waits, ws, e.stdout)
+	})
 }
 
 // --- compare -----------------------------------------------------------------
 
-type workloadList []string
-
-func (l *workloadList) String() string     { return strings.Join(*l, ",") }
-func (l *workloadList) Set(s string) error { *l = append(*l, s); return nil }
-
 func cmdCompare(ctx context.Context, e *env, args []string) error {
 	f := newExpFlags("compare")
-	var wls workloadList
-	f.fs.Var(&wls, "workload", "a workload to compare (give two or more; the first is the baseline)")
-	if err := parseRepeatable(f.fs, args); err != nil {
-		return err
-	}
-	if err := f.check(e, args); err != nil {
+	var wls []string
+	f.fs.Var(flagx.List[string]{Items: &wls, Parse: func(s string) (string, error) { return s, nil }}, "workload", "a workload to compare (give two or more; the first is the baseline)")
+	if err := f.parse(e, args); err != nil {
 		return err
 	}
 	if len(wls) < 2 {
@@ -237,10 +203,7 @@ func cmdFanout(ctx context.Context, e *env, args []string) error {
 	f := newExpFlags("fanout")
 	base := f.fs.String("baseline", "t2", "the cross-shard write-transaction workload (Table 7's baseline)")
 	high := f.fs.String("fanout", "fanout", "its high fan-out variant")
-	if err := parse(f.fs, args); err != nil {
-		return err
-	}
-	if err := f.check(e, args); err != nil {
+	if err := f.parse(e, args); err != nil {
 		return err
 	}
 	return compare(ctx, e, f, "fanout", []string{*base, *high})
@@ -253,57 +216,7 @@ func compare(ctx context.Context, e *env, f *expFlags, name string, wls []string
 	if err != nil {
 		return err
 	}
-	steps := make([]session.Step, len(ws))
-	for i, w := range ws {
-		steps[i] = session.Step{Label: w.Name, Workload: w}
-	}
-	info, done, err := f.ladder(ctx, e, steps)
-	var rows []session.CompareRow
-	labels := session.Labels(steps, len(done))
-	if len(done) > 0 {
-		rows = session.CompareRows(done)
-		session.WriteCompareTable(e.stdout, info, labels, rows, session.LatencyOf(done))
-		session.OpenLoopNote(e.stdout, done, labels)
-	}
-	if werr := writeExperimentJSON(e, f.outF, name, info, done, labels, rows); werr != nil {
-		return werr
-	}
-	return err
-}
-
-// parseRepeatable is parse for a flag set with a repeatable flag, which
-// parse's check for flags given twice would refuse.
-func parseRepeatable(fs *flag.FlagSet, args []string) error {
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return &usageError{errHelp, flagUsage(fs)}
-		}
-		return &exitError{exitBadInput, &usageError{fmt.Errorf("%s: %v", fs.Name(), err), flagUsage(fs)}}
-	}
-	if fs.NArg() > 0 {
-		return &exitError{exitBadInput, &usageError{fmt.Errorf("%s: unexpected argument %q (flags start with --)", fs.Name(), fs.Arg(0)), flagUsage(fs)}}
-	}
-	return nil
-}
-
-// --- JSON --------------------------------------------------------------------
-
-// writeExperimentJSON writes the experiment's document (session.PaperJSON)
-// to --out through run's writer (out.go).
-func writeExperimentJSON(e *env, out *outFile, name string, info *result.Run, done []*result.Experiment, steps []string, table any) error {
-	if out == nil || info == nil {
-		return nil
-	}
-	js, err := session.PaperJSON(name, info, done, steps, table)
-	if err != nil {
-		return fmt.Errorf("--out %s: %w", out.given, err)
-	}
-	if err := out.writeMeasured(func(w io.Writer) error { _, err := w.Write(js); return err }, done, true); err != nil {
-		return err
-	}
-	if out.stream() == nil {
-		fmt.Fprintln(e.stderr, out.written(false))
-	}
-	return nil
+	return f.paper(ctx, e, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
+		return s.Compare(ctx, l, name, ws, e.stdout)
+	})
 }

@@ -5,10 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
-	"github.com/taobench/taobench/fidelity"
-	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/internal/flagx"
+	"github.com/taobench/taobench/internal/termsafe"
+	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/textreport"
 )
 
@@ -21,11 +21,11 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 	fs.StringVar(out, "out", "", "the same as -o")
 	hdrLog := fs.String("hdr-log", "", "write the merged per-second histograms as an HdrHistogram interval log to this file")
 	format := fs.String("format", "text", "formats written to standard output, comma-separated: text, json")
-	flagArgs, files := splitArgs(fs, args)
+	flagArgs, files := flagx.SplitArgs(fs, args)
 	if err := parse(fs, flagArgs); err != nil {
 		return err
 	}
-	if given := setFlags(fs); *out == "" && (given["o"] || given["out"]) {
+	if given := flagx.Given(fs); *out == "" && (given["o"] || given["out"]) {
 		return badInput("merge: -o '': give a file name, or leave -o out")
 	}
 	if len(files) == 0 {
@@ -43,68 +43,26 @@ func cmdMerge(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var runs []result.Named
-	for _, name := range files {
-		doc, err := readResults("merge", name)
-		if err != nil {
-			return err
-		}
-		runs = append(runs, result.Named{Name: name, Doc: doc})
-	}
-	m, err := result.Merge(runs)
+	m, lost, err := session.Merge(files)
 	if err != nil {
-		return badInput("merge: %v", err)
-	}
-	if err := fidelity.Recompute(m); err != nil {
-		fmt.Fprintf(e.stderr, "merge: fidelity rows left out (the counts are merged): %s\n", termLines(err.Error()))
-	}
-	for i := range m.Experiments {
-		if err := writeReports(e.stdout, reporters, m.Run, m.Experiments[:i+1], i == len(m.Experiments)-1); err != nil {
-			return err
-		}
-	}
-	if err := outF.write(m.Run, m.Experiments, true); err != nil {
 		return err
 	}
-	if err := logF.writeWith(func(w io.Writer) error { return textreport.WriteHDRLog(w, m.Experiments) }, true); err != nil {
+	if lost != nil {
+		fmt.Fprintf(e.stderr, "merge: fidelity rows left out (the counts are merged): %s\n", termsafe.Lines(lost.Error()))
+	}
+	for i := range m.Experiments {
+		if err := textreport.WriteReports(e.stdout, reporters, m.Run, m.Experiments[:i+1], i == len(m.Experiments)-1); err != nil {
+			return err
+		}
+	}
+	if err := outF.WriteRun(m.Run, m.Experiments, true); err != nil {
+		return err
+	}
+	if err := logF.WriteWith(func(w io.Writer) error { return textreport.WriteHDRLog(w, m.Experiments) }, true); err != nil {
 		return err
 	}
 	if *out != "" {
 		fmt.Fprintf(e.stderr, "merged %d results into %s\n", len(files), *out)
 	}
 	return nil
-}
-
-// splitArgs separates flags (with their values) from file names, so
-// flags may come after the files: merge a.json b.json -o all.json.
-func splitArgs(fs *flag.FlagSet, args []string) (flags, files []string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return flags, append(files, args[i+1:]...)
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			files = append(files, a)
-			continue
-		}
-		flags = append(flags, a)
-		name := strings.TrimLeft(a, "-")
-		if f := fs.Lookup(name); f != nil && !strings.Contains(name, "=") && i+1 < len(args) {
-			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !b.IsBoolFlag() {
-				i++
-				flags = append(flags, args[i])
-			}
-		}
-	}
-	return flags, files
-}
-
-// readResults reads one results file (result.ReadFile); a file it cannot
-// read is bad input, named with the fix.
-func readResults(cmd, name string) (*result.Doc, error) {
-	doc, err := result.ReadFile(name)
-	if err != nil {
-		return nil, badInput("%s: %v", cmd, err)
-	}
-	return doc, nil
 }

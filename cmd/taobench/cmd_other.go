@@ -6,18 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/taobench/taobench/bulkload"
-	"github.com/taobench/taobench/fidelity"
-	"github.com/taobench/taobench/gencheck"
-	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/outfile"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/store"
-	"github.com/taobench/taobench/textreport"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -36,23 +31,18 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ld, err := loadPart(*part)
+	ld, err := session.ParseLoadPart(*part)
 	if err != nil {
 		return err
 	}
 	if err := gr.check("load", fs); err != nil {
 		return err
 	}
-	live, err := startLive(e, "load", *metricsAddr)
-	if err != nil {
-		return err
-	}
-	defer stopLive(e, live)
 	w, err := loadWorkload(e, gr.workload, false)
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, e, "load", db.url, gr.loadThreads, session.Split{}, &cliSink{e: e})
+	s, err := openSession(ctx, e, db.url, session.Options{Name: "load", Clients: gr.loadThreads, MetricsAddr: *metricsAddr})
 	if err != nil {
 		return err
 	}
@@ -105,70 +95,28 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		e.sizeProcs(rs.procs, rs.threads)
-		live, err := startLive(e, "validate", outs.metricsAddr)
-		if err != nil {
-			return err
-		}
-		defer stopLive(e, live)
-		cfg := run.Config{Workload: w, Seed: rs.seed, Retries: rs.retries, Drain: rs.drain, Status: redactWriter{e.stderr, args}, Live: e.liveRuns()}
-		return validateDB(ctx, e, db.url, gr, cfg, rs.experiment(0), outF)
+		cfg := run.Config{Workload: w, Seed: rs.seed, Retries: rs.retries, Drain: rs.drain, Status: store.RedactWriter{W: e.stderr, Args: args}}
+		return validateDB(ctx, e, db.url, outs.metricsAddr, gr, cfg, rs.experiment(0), outF)
 	}
-	g, err := graph.New(w, rs.seed, gr.edges)
-	if err != nil {
-		return badInputErr(err)
-	}
-	rows := gencheck.Run(w, g, *requests, rs.seed)
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "distribution\tcategories\tobserved\tchi-square\tdf\tp-value\tresult\t")
-	failed := 0
-	for _, r := range rows {
-		verdict := "pass"
-		switch {
-		case r.Skipped:
-			verdict = "skipped"
-		case !r.Pass:
-			verdict = "FAIL"
-			failed++
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.2f\t%d\t%.4f\t%s\t\n", r.Name, r.Categories, r.N, r.ChiSquare, r.DF, r.P, verdict)
-	}
-	tw.Flush()
-	fmt.Fprintf(e.stdout, "%d requests of workload %s; a distribution passes when p >= %g\n", *requests, w.Name, gencheck.Alpha)
-	if failed > 0 {
-		return fmt.Errorf("validate: %d distribution(s) differ from the workload's weights", failed)
-	}
-	return nil
+	return session.CheckGenerator(e.stdout, w, gr.edges, *requests, rs.seed)
 }
 
 // validateDB checks a database against the workload (session.Validate),
 // one row per figure, failing when any row fails.
-func validateDB(ctx context.Context, e *env, dbURL string, gr graphSpec, cfg run.Config, x run.Experiment, out *outFile) error {
-	s, err := openSession(ctx, e, "validate", dbURL, x.Threads, session.Split{}, &cliSink{e: e})
+func validateDB(ctx context.Context, e *env, dbURL, metricsAddr string, gr graphSpec, cfg run.Config, x run.Experiment, out *outfile.Results) error {
+	s, err := openSession(ctx, e, dbURL, session.Options{Name: "validate", Clients: x.Threads, MetricsAddr: metricsAddr})
 	if err != nil {
 		return err
 	}
 	defer closeSession(e, s)
-	before, _ := s.Runs(ctx) // runs since the load change what it holds
 	v, err := s.Validate(ctx, gr.of(cfg.Workload), cfg, x)
 	if err != nil {
 		return err
 	}
-	if err := out.write(v.Info, []*result.Experiment{v.Result}, true); err != nil {
+	if err := out.WriteRun(v.Info, []*result.Experiment{v.Result}, true); err != nil {
 		return err
 	}
-	if err := textreport.WriteFidelity(e.stdout, v.Rows); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "workload %s on workload %s's graph, %d requests in %.0f s; a share passes within %d standard errors of its target plus the row's model error (%.3f targeted, %.3f graph expectation), a mean within %.0f%%, a distribution when p >= %g\n",
-		cfg.Workload.Name, v.GraphOf, v.Result.Summary.Requests(), v.Result.Measured.Seconds(), fidelity.Sigmas, fidelity.ModelTargeted, fidelity.ModelGraph, 100*fidelity.MeanTolerance, gencheck.Alpha)
-	if failed := fidelity.Failed(v.Rows); len(failed) > 0 {
-		hint := ""
-		if before > 0 {
-			hint = fmt.Sprintf("; the database has had %d run(s) since its load, whose writes move what it holds away from the graph the rows expect: validate a fresh load (taobench load --drop) to check the load itself", before)
-		}
-		return fmt.Errorf("validate: %d figure(s) differ from their targets on %s%s", len(failed), s.Name(), hint)
-	}
-	return nil
+	return v.Write(e.stdout, "validate")
 }
 
 // openRecorded opens the database of a command's --db flag and reads the
@@ -180,16 +128,7 @@ func openRecorded(ctx context.Context, e *env, name string, args []string) (*ses
 	if err := parse(fs, args); err != nil {
 		return nil, nil, err
 	}
-	s, err := session.Open(ctx, db.url, session.Options{Name: name, Clients: 1, MustExist: true})
-	if err != nil {
-		return nil, nil, err
-	}
-	meta, err := s.Recorded(ctx)
-	if err != nil {
-		s.Close()
-		return nil, nil, err
-	}
-	return s, meta, nil
+	return session.OpenRecorded(ctx, db.url, session.Options{Name: name, Clients: 1})
 }
 
 func cmdCheck(ctx context.Context, e *env, args []string) error {
@@ -202,20 +141,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if len(vs) == 0 {
-		fmt.Fprintf(e.stdout, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; edges point at objects that exist; unique types have at most one edge per (id1, type))\n",
-			s.Name(), bulkload.Describe(meta))
-		return nil
-	}
-	half := false
-	for _, v := range vs {
-		fmt.Fprintf(e.stdout, "VIOLATION %s: %d row(s), e.g. %s\n", v.Invariant, v.Count, v.Example)
-		half = half || v.Invariant == "bidirectional edge has its inverse" || v.Invariant == "inverse edge has its forward edge"
-	}
-	if half {
-		fmt.Fprintln(e.stdout, "note: a run whose workload injects fail_after_primary_commit leaves exactly such rows by design: a cross-shard bidirectional write committed on its primary shard, never on the other (docs/experiments.md)")
-	}
-	return fmt.Errorf("check %s: %d invariant(s) violated", s.Name(), len(vs))
+	return s.WriteCheck(e.stdout, meta, vs)
 }
 
 // cmdInfo says what a database holds: the graph its load recorded and the
@@ -226,24 +152,7 @@ func cmdInfo(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	tw := tabwriter.NewWriter(e.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "database\t%s\n", s.Name())
-	for _, k := range []struct{ key, label string }{
-		{"workload", "graph of workload"}, {"edges", "edges"}, {"nodes", "nodes"}, {"shards", "shards"},
-		{"seed", "graph seed"}, {graph.MetaState, "load state"}, {"load_started", "load started"},
-		{"load_finished", "load finished"}, {"taobench_version", "loaded by taobench"},
-		{"format_version", "graph format"}, {"graph_hash", "graph hash"},
-	} {
-		v := meta[k.key]
-		if v == "" {
-			v = "(unrecorded)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\n", k.label, v)
-	}
-	if runs, ok := s.Runs(ctx); ok {
-		fmt.Fprintf(tw, "run numbers reserved\t%d (one per experiment)\n", runs)
-	}
-	return tw.Flush()
+	return s.WriteInfo(ctx, e.stdout, meta)
 }
 
 func cmdSchema(ctx context.Context, e *env, args []string) error {
@@ -252,20 +161,17 @@ func cmdSchema(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	// The DDL needs no connection where the store can tell it without one:
-	// an SQLite file is then neither opened nor created.
-	db, err := openDatabaseOpts(ctx, *dbURL, store.Options{Clients: 1, SchemaOnly: true})
+	ddl, err := session.Schema(ctx, *dbURL)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	for _, s := range db.Schema() {
+	for _, s := range ddl {
 		fmt.Fprintf(e.stdout, "%s;\n", strings.TrimRight(s, "; \n"))
 	}
 	return nil
 }
 
-func cmdWorkloads(e *env, args []string) error {
+func cmdWorkloads(_ context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("workloads", flag.ContinueOnError)
 	if err := parse(fs, args); err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/htmlreport"
+	"github.com/taobench/taobench/internal/flagx"
+	"github.com/taobench/taobench/session"
 )
 
 // cmdReport writes one self-contained HTML page of charts and tables from
@@ -17,11 +19,11 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	out := fs.String("o", "report.html", "write the HTML page to this file (also --out)")
 	fs.StringVar(out, "out", "report.html", "the same as -o")
-	flagArgs, names := splitArgs(fs, args)
+	flagArgs, names := flagx.SplitArgs(fs, args)
 	if err := parse(fs, flagArgs); err != nil {
 		return err
 	}
-	if given := setFlags(fs); *out == "" && (given["o"] || given["out"]) {
+	if given := flagx.Given(fs); *out == "" && (given["o"] || given["out"]) {
 		return badInput("report: -o '': give a file name, or leave -o out")
 	}
 	if len(names) == 0 {
@@ -31,19 +33,19 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var files []*htmlreport.File
-	for _, name := range names {
-		doc, err := readResults("report", name)
-		if err != nil {
-			return err
-		}
-		files = append(files, &htmlreport.File{Name: name, Doc: doc})
-	}
-	err = outF.writeWith(func(w io.Writer) error { return htmlreport.Write(w, files, time.Now()) }, true)
+	runs, err := session.ReadResults("report", names)
 	if err != nil {
 		return err
 	}
-	if outF.stream() == nil {
+	files := make([]*htmlreport.File, len(runs))
+	for i, r := range runs {
+		files[i] = &htmlreport.File{Name: r.Name, Doc: r.Doc}
+	}
+	err = outF.WriteWith(func(w io.Writer) error { return htmlreport.Write(w, files, time.Now()) }, true)
+	if err != nil {
+		return err
+	}
+	if outF.Stream() == nil {
 		fmt.Fprintf(e.stderr, "wrote the report of %d results files to %s\n", len(files), *out)
 	}
 	return nil

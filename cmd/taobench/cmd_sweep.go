@@ -5,15 +5,13 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/taobench/taobench/outfile"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
-	"github.com/taobench/taobench/workload"
+	"github.com/taobench/taobench/store"
 )
 
 // loadFlags are the flags sweep and rate share: what each probe (one
@@ -47,7 +45,7 @@ type prober struct {
 	f     *loadFlags
 	cfg   run.Config
 	info  *result.Run
-	outF  *outFile
+	outF  *outfile.Results
 	close func()
 }
 
@@ -64,78 +62,45 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 	if err != nil {
 		return nil, err
 	}
-	live, err := startLive(e, c, f.outs.metricsAddr)
+	w, err := loadWorkload(e, f.gr.workload, f.inject)
 	if err != nil {
 		return nil, err
 	}
-	w, err := loadWorkload(e, f.gr.workload, f.inject)
-	if err == nil && f.inject {
-		err = noteInjection(e, w)
-	}
 	p := &prober{e: e, f: f, outF: outF}
-	sink := &cliSink{e: e, started: func(_, _ int, _ string, x run.Experiment) {
+	sink := e.sink(func(_, _ int, _ string, x run.Experiment) {
 		if started != nil {
 			started(x)
 		}
-	}, ended: func(done []*result.Experiment, final bool) error {
+	}, func(done []*result.Experiment, final bool) error {
 		if ended != nil {
 			ended(done[len(done)-1])
 		}
-		return p.outF.write(p.info, done, final)
-	}}
-	var s *session.Session
-	if err == nil {
-		s, err = openSession(ctx, e, c, f.db.url, f.rs.threads, session.Split{}, sink)
-	}
+		return p.outF.WriteRun(p.info, done, final)
+	})
+	s, err := openSession(ctx, e, f.db.url, session.Options{Name: c, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr})
 	if err != nil {
-		stopLive(e, live)
 		return nil, err
 	}
-	p.close = func() {
-		closeSession(e, s)
-		stopLive(e, live)
-	}
-	g, loaded, err := s.Graph(ctx, f.gr.of(w))
+	p.close = func() { closeSession(e, s) }
+	p.cfg, p.info, err = s.Prepare(ctx, f.gr.of(w), run.Config{Workload: w, Seed: f.rs.seed, Retries: f.rs.retries, Drain: f.rs.drain,
+		Arrival: f.ol.arrival, InjectLatency: f.inject, Status: store.RedactWriter{W: e.stderr, Args: args}, StatusEvery: time.Hour})
 	if err != nil {
 		p.close()
 		return nil, err
 	}
-	fmt.Fprintf(e.stderr, "graph: workload %s's, %d edges; requests: workload %s, seed %d (give --seed %d to repeat them)\n",
-		loaded.Name, g.Edges(), w.Name, f.rs.seed, f.rs.seed)
-	p.info = s.RunInfo(session.Meta{Workloads: []*workload.Workload{w}, GraphOf: loaded.Name, Graph: g, Seed: f.rs.seed, Retries: f.rs.retries, InjectLatency: f.inject})
-	p.cfg = run.Config{Workload: w, Graph: g, Seed: f.rs.seed, Retries: f.rs.retries, Drain: f.rs.drain,
-		Arrival: f.ol.arrival, InjectLatency: f.inject, Status: redactWriter{e.stderr, args}, StatusEvery: time.Hour,
-		Live: e.liveRuns()}
 	p.Prober = s.Prober(p.cfg, f.rs.experiment(0))
 	return p, nil
 }
 
 // finish writes the JSON a last time.
 func (p *prober) finish() error {
-	if err := p.outF.write(p.info, p.Done(), true); err != nil {
+	if err := p.outF.WriteRun(p.info, p.Done(), true); err != nil {
 		return err
 	}
 	if p.f.outs.path != "" {
 		fmt.Fprintf(p.e.stderr, "results written to %s\n", p.f.outs.path)
 	}
 	return nil
-}
-
-// parseRates reads --rates: positive rates, comma-separated, rising.
-func parseRates(s string) ([]float64, error) {
-	var rates []float64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		r, err := strconv.ParseFloat(f, 64)
-		if err != nil || r <= 0 || run.CheckRate(r) != nil {
-			return nil, fmt.Errorf("rate %q: give positive requests per second up to %g, comma-separated (e.g. 1000,2000,4000)", f, float64(run.MaxRate))
-		}
-		if len(rates) > 0 && r <= rates[len(rates)-1] {
-			return nil, fmt.Errorf("rates must rise: %g after %g", r, rates[len(rates)-1])
-		}
-		rates = append(rates, r)
-	}
-	return rates, nil
 }
 
 func cmdSweep(ctx context.Context, e *env, args []string) error {
@@ -151,14 +116,15 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	var rates []float64
+	spec := session.SweepSpec{Start: *start, Factor: *factor, MaxSteps: *maxSteps, MaxP99: maxP99}
 	if *ratesFlag != "" {
 		var err error
-		if rates, err = parseRates(*ratesFlag); err != nil {
+		if spec.Rates, err = session.ParseRates(*ratesFlag); err != nil {
 			return badInput("sweep: --rates: %v", err)
 		}
-	} else if !(*start > 0) || run.CheckRate(*start) != nil || !(*factor > 1) || math.IsInf(*factor, 0) || *maxSteps < 1 {
-		return badInput("sweep: --start must be a positive rate, --factor above 1, --max-steps at least 1")
+	}
+	if err := spec.Check(); err != nil {
+		return err
 	}
 	step := 0
 	p, err := lf.prepare(ctx, e, fs, args, func(x run.Experiment) {
@@ -170,18 +136,12 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	}
 	defer p.close()
 
-	fmt.Fprintf(e.stdout, "sweep: workload %s on %s, %d clients, %v warmup + %v per step, %s arrivals\n",
-		p.info.Workload, p.info.Database, lf.rs.threads, lf.rs.warmup, lf.rs.duration, p.cfg.Arrival)
+	session.WriteProbesTitle(e.stdout, "sweep", p.info, lf.rs.experiment(0), p.cfg.Arrival, "step", "")
 	session.WriteSweepHeader(e.stdout)
-	end, err := p.Sweep(ctx, session.SweepSpec{Rates: rates, Start: *start, Factor: *factor, MaxSteps: *maxSteps, MaxP99: maxP99})
+	end, err := p.Sweep(ctx, spec)
 	if err != nil {
 		return err
 	}
-	switch {
-	case end.Unsaturated:
-		fmt.Fprintf(e.stdout, "stopped after %d steps without saturating: give a higher --start or --max-steps\n", end.Steps)
-	case end.Saturated != "":
-		fmt.Fprintf(e.stdout, "saturated at a target of %g req/s: %s\n", end.Rate, end.Saturated)
-	}
+	session.WriteSweepEnd(e.stdout, end)
 	return p.finish()
 }

@@ -18,25 +18,16 @@ import (
 // of one behaviour in the command; each failed before the copies became
 // one (package session).
 
-// TestLoadPartServesMetrics: load --driver I/N feeds --metrics-addr's
-// server as a whole load does.
+// TestLoadPartServesMetrics: load --driver I/N gives --metrics-addr to
+// its session as a whole load does; session's TestLiveLoad checks that a
+// part's load serves its rows.
 func TestLoadPartServesMetrics(t *testing.T) {
-	db := "sqlite:" + filepath.Join(t.TempDir(), "t.db")
-	var stdout, stderr cliSyncBuffer
-	e := &env{stdout: &stdout, stderr: &stderr}
-	// The server closes when the command ends: the test owns it, so it
-	// can read what the load reported after the command.
-	live, err := startLive(e, "load", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stopLive(e, live)
-	if err := cmdLoad(context.Background(), e, []string{"--db", db, "--driver", "0/2", "--edges", "3000"}); err != nil {
-		t.Fatalf("load --driver 0/2: %v\n%s", err, stderr.String())
-	}
-	m := liveScrape(t, live.Addr())
-	if n := m[`taobench_load_nodes_total`]; n <= 0 || m[`taobench_load_done`] != 1 {
-		t.Errorf("load --driver 0/2 served %v nodes, done %v; want the part's nodes and done:\n%s", n, m[`taobench_load_done`], stderr.String())
+	for _, part := range [][]string{nil, {"--driver", "0/2"}} {
+		db := "sqlite:" + filepath.Join(t.TempDir(), "t.db")
+		r := cliRun(t, append([]string{"load", "--db", db, "--edges", "3000", "--metrics-addr", "127.0.0.1:0"}, part...)...)
+		if r.code != 0 || !liveAddrRE.MatchString(r.stderr) {
+			t.Errorf("load %q --metrics-addr: want exit 0 and where the metrics are served\n%v", part, r)
+		}
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/taobench/taobench/session"
@@ -46,25 +44,6 @@ func interruptCode(ctx context.Context) int {
 		return exitTerminated
 	}
 	return exitInterrupted
-}
-
-// lostRate is the --max-error-rate flag: a percentage, with or without "%".
-type lostRate struct{ pct *float64 }
-
-func (f lostRate) String() string {
-	if f.pct == nil {
-		return ""
-	}
-	return strconv.FormatFloat(*f.pct, 'g', -1, 64) + "%"
-}
-
-func (f lostRate) Set(s string) error {
-	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || !(v >= 0 && v <= 100) {
-		return fmt.Errorf("give a percentage from 0 to 100, e.g. 1 or 0.5%%")
-	}
-	*f.pct = v
-	return nil
 }
 
 // limitsErr maps a session.LimitError to exit status 3, naming the command.

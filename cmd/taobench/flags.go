@@ -2,8 +2,11 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"time"
 
+	"github.com/taobench/taobench/internal/flagx"
+	"github.com/taobench/taobench/outfile"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/workload"
@@ -19,6 +22,8 @@ const (
 	maxEdges = 1_000_000_000_000 // 10^12: weeks to load at 10^6 rows/s
 	maxProcs = 1024              // GOMAXPROCS beyond this only costs memory
 )
+
+const metricsAddrHelp = "serve Prometheus metrics at http://HOST:PORT/metrics while the command works (docs/results.md), e.g. 127.0.0.1:9100; port 0 picks a free one"
 
 const dbHelp = "database URL: sqlite:PATH, postgres://…, mysql://…"
 
@@ -46,7 +51,7 @@ func (s *graphSpec) register(fs *flag.FlagSet, withWorkload bool, defEdges int64
 }
 
 func (s *graphSpec) check(cmd string, fs *flag.FlagSet) error {
-	s.edgesGiven = setFlags(fs)["edges"]
+	s.edgesGiven = flagx.Given(fs)["edges"]
 	switch {
 	case s.edges < 1:
 		return badInput("%s: --edges %d: give a positive number of edges", cmd, s.edges)
@@ -113,8 +118,8 @@ func (s *runSpec) check(cmd string, fs *flag.FlagSet, threads bool) error {
 	case s.procs < 0 || s.procs > maxProcs:
 		return badInput("%s: --procs %d: give 0 (sized to the clients) to %d: more scheduler threads than that only cost memory, as no run has more than %d clients", cmd, s.procs, maxProcs, run.MaxClients)
 	}
-	if s.seedGiven = setFlags(fs)["seed"]; !s.seedGiven {
-		s.seed = newSeed()
+	if s.seedGiven = flagx.Given(fs)["seed"]; !s.seedGiven {
+		s.seed = session.NewSeed()
 	}
 	return nil
 }
@@ -149,7 +154,7 @@ func (s *openLoopSpec) check(cmd string, fs *flag.FlagSet, rateless bool) error 
 	if err != nil {
 		return badInput("%s: --arrival: %v", cmd, err)
 	}
-	if setFlags(fs)["arrival"] && s.rate == 0 && !rateless {
+	if flagx.Given(fs)["arrival"] && s.rate == 0 && !rateless {
 		return badInput("%s: --arrival applies to open loop only: give --rate too", cmd)
 	}
 	s.arrival = a
@@ -169,8 +174,8 @@ func (s *outSpec) register(fs *flag.FlagSet, help string) {
 
 // open checks --out (out.go), "-" being standard output; an --out given
 // as "" is refused rather than silently writing nothing.
-func (s *outSpec) open(e *env, cmd string, fs *flag.FlagSet) (*outFile, error) {
-	if s.path == "" && setFlags(fs)["out"] {
+func (s *outSpec) open(e *env, cmd string, fs *flag.FlagSet) (*outfile.Results, error) {
+	if s.path == "" && flagx.Given(fs)["out"] {
 		return nil, badInput("%s: --out '': give a file name (or - for standard output), or leave --out out", cmd)
 	}
 	path := s.path
@@ -179,7 +184,23 @@ func (s *outSpec) open(e *env, cmd string, fs *flag.FlagSet) (*outFile, error) {
 	}
 	o, err := checkOutAs(e, cmd+": --out", path)
 	if o != nil {
-		o.given = s.path
+		o.Given = s.path
 	}
 	return o, err
+}
+
+// registerSplit registers run's flags that split one run across driver
+// processes (docs/distributed.md); session.SplitSpec checks them.
+func registerSplit(fs *flag.FlagSet, s *session.SplitSpec) {
+	fs.StringVar(&s.Driver, "driver", "", "I/N: run as driver I (counting from 0, as Kubernetes' JOB_COMPLETION_INDEX) of N processes sharing one run: this one runs its share of --threads and --rate; merge their --out files with taobench merge")
+	fs.StringVar(&s.RunID, "run-id", "", "the id all drivers of one run share (letters, digits, . _ -); default with --driver: derived from --start-at, workload and seed")
+	fs.StringVar(&s.StartAt, "start-at", "", "begin the first experiment at this instant, RFC 3339 (2026-11-23T14:00:00Z: lines up hosts) or +DURATION from now (+30s: lines up only processes started together); later experiments follow on the same schedule")
+}
+
+// registerTiers registers run's read tiers (docs/tiers.md); without them
+// nothing stands before the database. session.TierSpec checks them.
+func registerTiers(fs *flag.FlagSet, s *session.TierSpec) {
+	fs.StringVar(&s.Cache, "cache", "", "TAO's cache tier on Redis, e.g. redis://127.0.0.1:6379/0 (?prefix=NAME&expire=1h): reads read_tiers sends to tao (or that miss the client cache) are served from it, filled on a miss, invalidated after writes (docs/tiers.md)")
+	fs.Var(durationFlag{&s.TTL}, "client-cache-ttl", "a client-side cache in this process with this TTL (e.g. 2s), never invalidated by writes: reads read_tiers sends to client_cache are served from it")
+	fs.IntVar(&s.Size, "client-cache-size", 0, fmt.Sprintf("the client-side cache's bound in entries, least recently used out first (default %d with --client-cache-ttl)", session.DefaultClientCacheSize))
 }

@@ -1,52 +1,19 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/taobench/taobench/graph"
-	"github.com/taobench/taobench/session"
+	"github.com/taobench/taobench/internal/testenv"
 )
-
-// liveScrape fetches addr's /metrics and returns the taobench_ samples,
-// keyed by the series as the text format writes them.
-func liveScrape(t *testing.T, addr string) map[string]float64 {
-	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatalf("scrape: %v", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("scrape: %s", resp.Status)
-	}
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		l := sc.Text()
-		if !strings.HasPrefix(l, "taobench_") {
-			continue
-		}
-		i := strings.LastIndexByte(l, ' ')
-		v, err := strconv.ParseFloat(l[i+1:], 64)
-		if err != nil {
-			t.Fatalf("scrape: line %q: %v", l, err)
-		}
-		out[l[:i]] = v
-	}
-	return out
-}
 
 // liveSum adds up the samples of name whose labels include every one of want.
 func liveSum(m map[string]float64, name string, want ...string) float64 {
@@ -98,7 +65,7 @@ func TestLiveMetricsRun(t *testing.T) {
 	var first map[string]float64
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		first = liveScrape(t, addr)
+		first = testenv.Scrape(t, addr)
 		if first[`taobench_experiment_phase{experiment="1",phase="ended"}`] == 1 &&
 			liveSum(first, "taobench_requests_total", `experiment="2"`) > 0 {
 			break
@@ -109,7 +76,7 @@ func TestLiveMetricsRun(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(600 * time.Millisecond) // more than a client's flush period
-	second := liveScrape(t, addr)
+	second := testenv.Scrape(t, addr)
 	a := liveSum(first, "taobench_requests_total", `experiment="2"`)
 	b := liveSum(second, "taobench_requests_total", `experiment="2"`)
 	if b <= a {
@@ -167,45 +134,6 @@ func TestLiveMetricsRun(t *testing.T) {
 	hist := liveSum(second, "taobench_request_duration_seconds_count", `experiment="1"`, `phase="measured"`)
 	if int64(hist) != x.Ops {
 		t.Errorf("experiment 1: histogram counts %v, the results say %d requests", hist, x.Ops)
-	}
-}
-
-// TestLiveMetricsLoad scrapes a load's rows and progress.
-func TestLiveMetricsLoad(t *testing.T) {
-	db := "sqlite:" + filepath.Join(t.TempDir(), "t.db")
-	stderr := newCLISyncBuffer("/metrics\n")
-	var stdout cliSyncBuffer
-	// The server closes when load ends, so the test reads the rows from
-	// the process's own collector right after the load.
-	e := &env{stdout: &stdout, stderr: stderr}
-	live, err := startLive(e, "load", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stopLive(e, live)
-	w, err := loadWorkload(e, "o", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := openSession(context.Background(), e, "load", db, 1, session.Split{}, &cliSink{e: e})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	g, err := graph.New(w, 1, 5000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Load(context.Background(), session.LoadSpec{Workload: w, Seed: 1, Edges: 5000, Threads: 2}); err != nil {
-		t.Fatal(err)
-	}
-	m := liveScrape(t, live.Addr())
-	objs, edges := m[`taobench_load_rows_total{table="objects"}`], m[`taobench_load_rows_total{table="edges"}`]
-	if int64(objs) != g.Nodes() || edges <= 0 {
-		t.Errorf("rows: %v objects (want %d), %v edges", objs, g.Nodes(), edges)
-	}
-	if m[`taobench_load_progress_ratio`] != 1 || m[`taobench_load_done`] != 1 {
-		t.Errorf("progress %v, done %v; want 1 and 1", m[`taobench_load_progress_ratio`], m[`taobench_load_done`])
 	}
 }
 

@@ -12,11 +12,9 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/taobench/taobench/livemetrics"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	_ "github.com/taobench/taobench/store/null"
@@ -81,6 +79,15 @@ func main() {
 	os.Exit(mainWith(ctx, os.Args[1:], os.Stdout, os.Stderr, setProcs))
 }
 
+// commands are taobench's commands by name, each parsing its arguments.
+var commands = map[string]func(context.Context, *env, []string) error{
+	"run": cmdRun, "load": cmdLoad, "sweep": cmdSweep, "rate": cmdRate,
+	"validate": cmdValidate, "check": cmdCheck, "experiment": cmdExperiment,
+	"info": cmdInfo, "schema": cmdSchema, "workloads": cmdWorkloads,
+	"merge": cmdMerge, "report": cmdReport,
+	"version": cmdVersion, "-version": cmdVersion, "--version": cmdVersion,
+}
+
 // realMain runs one command; cancelling ctx is Ctrl-C, unless its cause is
 // a signalCause naming SIGTERM. Tests call it directly; it never changes
 // GOMAXPROCS.
@@ -96,34 +103,10 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, setP
 	}
 	env := &env{stdout: stdout, stderr: stderr, launched: time.Now(), startProcs: runtime.GOMAXPROCS(0), setProcs: setProcs}
 	var err error
-	switch args[0] {
-	case "run":
-		err = cmdRun(ctx, env, args[1:])
-	case "load":
-		err = cmdLoad(ctx, env, args[1:])
-	case "sweep":
-		err = cmdSweep(ctx, env, args[1:])
-	case "rate":
-		err = cmdRate(ctx, env, args[1:])
-	case "validate":
-		err = cmdValidate(ctx, env, args[1:])
-	case "check":
-		err = cmdCheck(ctx, env, args[1:])
-	case "experiment":
-		err = cmdExperiment(ctx, env, args[1:])
-	case "info":
-		err = cmdInfo(ctx, env, args[1:])
-	case "schema":
-		err = cmdSchema(ctx, env, args[1:])
-	case "workloads":
-		err = cmdWorkloads(env, args[1:])
-	case "merge":
-		err = cmdMerge(ctx, env, args[1:])
-	case "report":
-		err = cmdReport(ctx, env, args[1:])
-	case "version", "-version", "--version":
-		err = cmdVersion(env, args[1:])
-	case "-h", "-help", "--help", "help":
+	switch cmd, ok := commands[args[0]]; {
+	case ok:
+		err = cmd(ctx, env, args[1:])
+	case args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help":
 		fmt.Fprintf(stdout, usage, defaultDBPath())
 		return exitOK
 	default:
@@ -142,7 +125,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, setP
 		}
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "taobench:", termLines(store.RedactArgs(err.Error(), args)))
+	fmt.Fprintln(stderr, "taobench:", termsafe.Lines(store.RedactArgs(err.Error(), args)))
 	if hasUsage {
 		fmt.Fprint(stderr, "\n"+ue.usage)
 	}
@@ -169,9 +152,6 @@ type env struct {
 	// when set (by main only), sizes it to a run (sizeProcs).
 	startProcs int
 	setProcs   func(int)
-	// live serves --metrics-addr while a command works (live.go); nil
-	// without it.
-	live *livemetrics.Server
 }
 
 // sizeProcs sizes the Go runtime for a run of clients clients (--procs:
@@ -183,15 +163,4 @@ func (e *env) sizeProcs(procs, clients int) int {
 		e.setProcs(n)
 	}
 	return n
-}
-
-// termLines escapes, line by line, what a terminal would act on in msg:
-// an error may quote a workload name, a path or a results file's field,
-// and no such text may retitle the window or rewrite what was printed.
-func termLines(msg string) string {
-	lines := strings.Split(msg, "\n")
-	for i, l := range lines {
-		lines[i] = termsafe.Escape(l)
-	}
-	return strings.Join(lines, "\n")
 }

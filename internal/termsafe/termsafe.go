@@ -79,3 +79,14 @@ func hex2(c byte) string {
 	const digits = "0123456789abcdef"
 	return string([]byte{digits[c>>4], digits[c&0xf]})
 }
+
+// Lines escapes s line by line (Escape), keeping its line breaks: an
+// error may quote a workload name, a path or a results file's field, and
+// no such text may retitle the window or rewrite what was printed.
+func Lines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = Escape(l)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,4 +1,4 @@
-package main
+package session
 
 import (
 	"fmt"
@@ -14,8 +14,56 @@ import (
 	"github.com/taobench/taobench/run"
 )
 
+// TextSink is a Sink for a person: notes and load progress as text on W
+// (a bar redrawn in place on a terminal, a plain line every 10 s
+// otherwise, so logs and CI keep readable output), and experiments
+// through Started and Ended. Nil fields do nothing.
+type TextSink struct {
+	W io.Writer
+	// Started and Ended are the sink's ExperimentStarted and
+	// ExperimentEnded.
+	Started func(k, n int, label string, x run.Experiment)
+	Ended   func(done []*result.Experiment, final bool) error
+
+	bar *progress
+}
+
+// Note writes msg as a line.
+func (t *TextSink) Note(msg string) { fmt.Fprintln(t.W, msg) }
+
+// LoadProgress draws the load's progress.
+func (t *TextSink) LoadProgress(p bulkload.Progress) {
+	if t.bar == nil {
+		t.bar = newProgress(t.W)
+	}
+	t.bar.report(p)
+}
+
+// LoadEnded ends the progress bar's line.
+func (t *TextSink) LoadEnded() {
+	if t.bar != nil {
+		t.bar.finish()
+		t.bar = nil
+	}
+}
+
+// ExperimentStarted calls Started.
+func (t *TextSink) ExperimentStarted(k, n int, label string, x run.Experiment) {
+	if t.Started != nil {
+		t.Started(k, n, label, x)
+	}
+}
+
+// ExperimentEnded calls Ended.
+func (t *TextSink) ExperimentEnded(done []*result.Experiment, final bool) error {
+	if t.Ended != nil {
+		return t.Ended(done, final)
+	}
+	return nil
+}
+
 // progress shows a load's progress: a bar redrawn in place on a terminal,
-// a plain line every 10 s otherwise (logs and CI keep readable output).
+// a plain line every period otherwise.
 type progress struct {
 	w      io.Writer
 	tty    bool
@@ -65,46 +113,4 @@ func (p *progress) finish() {
 	if p.drawn {
 		fmt.Fprintln(p.w)
 	}
-}
-
-// cliSink is how a command shows a session's work: notes and load
-// progress on stderr, load progress also to the metrics server, and
-// experiments through the command's own functions (nil: nothing).
-type cliSink struct {
-	e       *env
-	bar     *progress
-	started func(k, n int, label string, x run.Experiment)
-	ended   func(done []*result.Experiment, final bool) error
-}
-
-func (c *cliSink) Note(msg string) { fmt.Fprintln(c.e.stderr, msg) }
-
-func (c *cliSink) LoadProgress(p bulkload.Progress) {
-	if c.bar == nil {
-		c.bar = newProgress(c.e.stderr)
-	}
-	if c.e.live != nil {
-		c.e.live.Load.Observe(p)
-	}
-	c.bar.report(p)
-}
-
-func (c *cliSink) LoadEnded() {
-	if c.bar != nil {
-		c.bar.finish()
-		c.bar = nil
-	}
-}
-
-func (c *cliSink) ExperimentStarted(k, n int, label string, x run.Experiment) {
-	if c.started != nil {
-		c.started(k, n, label, x)
-	}
-}
-
-func (c *cliSink) ExperimentEnded(done []*result.Experiment, final bool) error {
-	if c.ended != nil {
-		return c.ended(done, final)
-	}
-	return nil
 }

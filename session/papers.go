@@ -1,0 +1,114 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/taobench/taobench/outfile"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/workload"
+)
+
+// Paper is what one of the paper's experiments ran: the run, the steps
+// done and their labels, and the rows of its table.
+type Paper struct {
+	// Name is the experiment's, as its JSON document names it
+	// ("lock-hold", "precondition-wait", "compare", "fanout").
+	Name   string
+	Info   *result.Run
+	Done   []*result.Experiment
+	Labels []string
+	Table  any
+}
+
+// JSON is the experiment's document (PaperJSON).
+func (p *Paper) JSON() ([]byte, error) {
+	return PaperJSON(p.Name, p.Info, p.Done, p.Labels, p.Table)
+}
+
+// WriteTo writes the experiment's document to out, once a step measured
+// a request (outfile.Results.WriteMeasured); a nil out or an experiment
+// that never started writes nothing.
+func (p *Paper) WriteTo(out *outfile.Results) error {
+	if out == nil || p == nil || p.Info == nil {
+		return nil
+	}
+	js, err := p.JSON()
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", out.Given, err)
+	}
+	return out.WriteMeasured(func(w io.Writer) error { _, err := w.Write(js); return err }, p.Done, true)
+}
+
+// LockHold runs a step of workload base per lock hold (TAOBench §6.2,
+// Fig. 12) and prints the table to w. Ctrl-C stops it with the steps done
+// so far and ErrInterrupted.
+func (s *Session) LockHold(ctx context.Context, l Ladder, base *workload.Workload, holds []time.Duration, w io.Writer) (*Paper, error) {
+	if base.Holds() {
+		s.sink.Note(fmt.Sprintf("workload %s gives lock_hold; each step replaces it with the step's hold", base.Name))
+	}
+	steps := LockHoldSteps(base, holds)
+	info, done, err := s.RunLadder(ctx, l, steps)
+	rows := HoldRows(holds, done)
+	if len(rows) > 0 {
+		WriteHoldTable(w, info, rows)
+	}
+	return &Paper{Name: "lock-hold", Info: info, Done: done, Labels: Labels(steps, len(done)), Table: rows}, err
+}
+
+// ParseWaits reads precondition-wait's --waits: ParseHolds's durations,
+// each once. Its errors name the flag.
+func ParseWaits(s string) ([]time.Duration, error) {
+	ws, err := ParseHolds(s)
+	if err != nil {
+		return nil, fmt.Errorf("--waits %q: %v", s, err)
+	}
+	seen := map[time.Duration]bool{}
+	for _, d := range ws {
+		if seen[d] {
+			return nil, fmt.Errorf("--waits %q gives %v twice; give each wait once", s, d)
+		}
+		seen[d] = true
+	}
+	return ws, nil
+}
+
+// PreconditionWait runs workload base with the waits drawn together in
+// one step labelled label (WaitStep says why; TAOBench §6.3, Fig. 13) and
+// prints the table to w.
+func (s *Session) PreconditionWait(ctx context.Context, l Ladder, base *workload.Workload, label string, waits []time.Duration, w io.Writer) (*Paper, error) {
+	step, wc := WaitStep(base, label, waits, l.Experiment.Warmup)
+	steps := []Step{step}
+	info, done, err := s.RunLadder(ctx, l, steps)
+	p := &Paper{Name: "precondition-wait", Info: info, Done: done, Labels: Labels(steps, len(done))}
+	if len(done) > 0 {
+		rows := wc.Rows()
+		p.Table = rows
+		WriteWaitTable(w, info, l.Experiment.Threads, rows)
+		OpenLoopNote(w, done, p.Labels)
+	} else {
+		p.Table = []WaitRow(nil)
+	}
+	return p, err
+}
+
+// Compare runs the workloads in turn, the first the baseline, and prints
+// them side by side to w (Tables 6 and 7); name is the experiment's name
+// in its JSON ("compare", "fanout").
+func (s *Session) Compare(ctx context.Context, l Ladder, name string, ws []*workload.Workload, w io.Writer) (*Paper, error) {
+	steps := make([]Step, len(ws))
+	for i, wl := range ws {
+		steps[i] = Step{Label: wl.Name, Workload: wl}
+	}
+	info, done, err := s.RunLadder(ctx, l, steps)
+	p := &Paper{Name: name, Info: info, Done: done, Labels: Labels(steps, len(done)), Table: []CompareRow(nil)}
+	if len(done) > 0 {
+		rows := CompareRows(done)
+		p.Table = rows
+		WriteCompareTable(w, info, p.Labels, rows, LatencyOf(done))
+		OpenLoopNote(w, done, p.Labels)
+	}
+	return p, err
+}

@@ -1,0 +1,99 @@
+package session_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taobench/taobench/bulkload"
+	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/session"
+)
+
+// TestSplitSpecResolve: drivers given no seed derive the same one from
+// what they share; a schedule already over is bad input naming the flag.
+func TestSplitSpecResolve(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	exps := []run.Experiment{{Threads: 4, Duration: time.Second}}
+	var seeds []uint64
+	for _, d := range []string{"0/2", "1/2"} {
+		sp, seed, err := session.SplitSpec{Driver: d, RunID: "r1"}.Resolve("run", "o", 99, false, exps, now)
+		if err != nil || sp.RunID != "r1" || sp.Driver.N() != 2 {
+			t.Fatalf("--driver %s --run-id r1: %+v, %v", d, sp, err)
+		}
+		seeds = append(seeds, seed)
+	}
+	if seeds[0] != seeds[1] || seeds[0] == 99 {
+		t.Errorf("drivers of run r1 drew seeds %v: want one shared seed derived from the run id", seeds)
+	}
+	if _, seed, _ := (session.SplitSpec{Driver: "0/2", RunID: "r1"}).Resolve("run", "o", 99, true, exps, now); seed != 99 {
+		t.Errorf("a given seed became %d", seed)
+	}
+	past := now.Add(-time.Hour).UTC().Format(time.RFC3339)
+	_, _, err := session.SplitSpec{StartAt: past}.Resolve("run", "o", 1, true, exps, now)
+	var ie *session.InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "run: --start-at "+past+" is in the past") {
+		t.Errorf("--start-at an hour ago: %v", err)
+	}
+}
+
+// TestParseRatesWaits: rates rise and are positive; waits are durations,
+// each once.
+func TestParseRatesWaits(t *testing.T) {
+	t.Parallel()
+	if r, err := session.ParseRates("100, 200,400"); err != nil || !slices.Equal(r, []float64{100, 200, 400}) {
+		t.Errorf("100, 200,400: %v, %v", r, err)
+	}
+	for _, bad := range []string{"200,100", "0", "x", "100,100"} {
+		if _, err := session.ParseRates(bad); err == nil {
+			t.Errorf("rates %q accepted", bad)
+		}
+	}
+	if w, err := session.ParseWaits("0,30ms"); err != nil || !slices.Equal(w, []time.Duration{0, 30 * time.Millisecond}) {
+		t.Errorf("0,30ms: %v, %v", w, err)
+	}
+	if _, err := session.ParseWaits("0,30ms,30ms"); err == nil || !strings.Contains(err.Error(), `--waits "0,30ms,30ms" gives 30ms twice`) {
+		t.Errorf("a wait twice: %v", err)
+	}
+}
+
+// TestWorkloadsNotes: a run injecting latency from a workload that gives
+// none is bad input; one that gives some is told what it injects.
+func TestWorkloadsNotes(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "adds.workload")
+	if err := os.WriteFile(file, []byte("operations write:1\nwrite_operation_types obj_add:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := session.Workloads([]string{file}, true); err == nil || !strings.Contains(err.Error(), "--inject-latency: workload") || !strings.Contains(err.Error(), "gives none") {
+		t.Errorf("a workload without latencies, injected: %v", err)
+	}
+	ws, notes, err := session.Workloads([]string{"o"}, true)
+	if err != nil || len(ws) != 1 || !slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "injecting client-side latency from workload o's") }) {
+		t.Errorf("o injected: %v, notes %q", err, notes)
+	}
+	if _, _, err := session.Workloads([]string{"no-such-workload"}, false); !errors.As(err, new(*session.InputError)) {
+		t.Errorf("an unknown workload: %v, want an InputError", err)
+	}
+}
+
+// TestTextSinkProgress: off a terminal, load progress is a plain line,
+// the last one at 100%.
+func TestTextSinkProgress(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	s := &session.TextSink{W: &b}
+	s.LoadProgress(bulkload.Progress{Nodes: 5, TotalNodes: 10, Rows: 50, Elapsed: time.Second})
+	s.LoadProgress(bulkload.Progress{Nodes: 10, TotalNodes: 10, Rows: 100, Elapsed: 2 * time.Second, Done: true})
+	s.LoadEnded()
+	s.Note("done")
+	want := "load:  50% 50 rows 50 rows/s, 1s left\nload: 100% 100 rows 50 rows/s, 0s left\ndone\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}
