@@ -77,7 +77,7 @@ func TestRacingInsertsAtTheDatabase(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			x := raceRun(t, urls[name](t), 1)
 			r := x.Counters.Races
-			c := x.Sum().Contention()
+			c := x.Contention()
 			t.Logf("%+v; contention %+v", r, c)
 			// Copies: the requests of races outnumber the races' first
 			// requests, which are about a share edge_add_new of adds.

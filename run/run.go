@@ -686,7 +686,9 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		for _, k := range c.attempts {
 			c.codes.Add(k, 1)
 		}
-		c.fid.Races.Observe(&c.req, s.WriteWriteConflict)
+		// Write-write conflicts are counted here only: the contention
+		// percentages come from these counts (result.Races).
+		c.fid.Races.Observe(&c.req, result.WriteWriteConflict(&c.req, &c.res, s.ObjectConflicts+s.AssocConflicts > 0))
 		c.keys.Add(&c.req)
 		if c.loss != nil && c.res.Err != nil && (s.Outcome == tao.Error || s.Outcome == tao.Timeout) {
 			c.loss.keep(s.Outcome, s.At, c.res.Err)
@@ -786,6 +788,9 @@ func (c *client) abandon(ctx context.Context, b bounds, now time.Time) {
 		c.describe(s)
 		s.At = c.begin.Sub(b.measure)
 		c.record(s, now)
+		// A write request all the same, its conflicts those of its earlier
+		// attempts (c.res is still the stuck Exec's).
+		c.fid.Races.Observe(&c.req, s.ObjectConflicts+s.AssocConflicts > 0)
 		if c.loss != nil {
 			c.loss.keep(tao.Timeout, s.At, errAbandoned)
 		}
@@ -812,8 +817,6 @@ func (c *client) describe(s *metrics.Sample) {
 	if c.req.Class != tao.Write && c.req.Class != tao.WriteTxn {
 		return
 	}
-	s.Racing = c.req.Race
-	s.WriteWriteConflict = result.WriteWriteConflict(&c.req, &c.res, s.ObjectConflicts+s.AssocConflicts > 0)
 	for i := range c.req.Ops {
 		op := &c.req.Ops[i]
 		if op.Kind.IsEdge() {
