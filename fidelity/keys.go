@@ -91,6 +91,7 @@ type KeyBuffer struct {
 	t        *KeyTable
 	half     int
 	seen     uint64 // requests offered
+	next     uint64 // the next of them counted (KeyTable.nextCounted)
 	requests int64  // requests counted, not yet flushed
 	ops      []bufferedOp
 }
@@ -109,9 +110,10 @@ func (t *KeyTable) Buffer() *KeyBuffer {
 // share); counted requests alternate halves.
 func (b *KeyBuffer) Add(req *tao.Request) {
 	b.seen++
-	if stride := b.seen / b.t.perFull; stride > 1 && b.seen%stride != 0 {
+	if b.seen < b.next {
 		return
 	}
+	b.next = b.t.nextCounted(b.seen)
 	b.requests++
 	c := uint8(keyClass(req.Class))
 	h := uint8(b.half)
@@ -126,6 +128,21 @@ func (b *KeyBuffer) Add(req *tao.Request) {
 			b.Flush()
 		}
 	}
+}
+
+// nextCounted returns the first request number after s that a buffer
+// counts: request x is counted when its stride x/perFull is at most 1 or
+// divides x. Computed once per counted request, it spares the uncounted
+// ones two divisions (a tenth of the key table's cost on the null store).
+func (t *KeyTable) nextCounted(s uint64) uint64 {
+	x := s + 1
+	k := x / t.perFull
+	if k <= 1 {
+		return x
+	}
+	// The stride is k up to (k+1)*perFull, a multiple of the next stride.
+	m := (x + k - 1) / k * k
+	return min(m, (k+1)*t.perFull)
 }
 
 // Flush hands the buffered operations to the table.

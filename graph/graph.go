@@ -530,6 +530,9 @@ func (g *Graph) node(shard int, index, rank int64) Node {
 	id := tao.ID(shard, index)
 	n := Node{ID: id, base: g.nodeBase(id)}
 	n.Degree = g.degreeAt(shard, rank)
+	if n.Degree == 0 {
+		return n // no slot to split: every count is 0 (most nodes, on the null store's hot path)
+	}
 	u := unit(field(n.base, fSplit))
 	prev := 0
 	for c := range tao.NumEdgeCategories {
@@ -540,7 +543,9 @@ func (g *Graph) node(shard int, index, rank int64) Node {
 		s := end - prev
 		prev = end
 		n.Slots[c] = s
-		n.Written[c] = s - int(math.Floor(float64(s)*g.empty+unit(field(n.base, fEmpty+uint64(c)))))
+		if s > 0 { // of no slot none is written, whatever the hash: skip it
+			n.Written[c] = s - int(math.Floor(float64(s)*g.empty+unit(field(n.base, fEmpty+uint64(c)))))
+		}
 	}
 	return n
 }

@@ -35,12 +35,8 @@ type CountersData struct {
 	WriteRequests         int64 `json:"write_requests"`
 	LockConflicted        int64 `json:"lock_conflicted"`
 	UniqueRejected        int64 `json:"unique_rejected"`
-	// Write-write conflicts (absent in files written before taobench
-	// counted them: 0).
-	WriteTxns            int64 `json:"write_txns"`
-	WriteWriteConflicted int64 `json:"write_write_conflicted"`
-	WriteTxnsConflicted  int64 `json:"write_txns_conflicted"`
-	RacingConflicted     int64 `json:"racing_conflicted"`
+	// The results file's counters object goes on with the write-write
+	// conflicts, which result.Races counts (result/json.go).
 }
 
 // SecondData is one second of the time series.
@@ -134,8 +130,7 @@ func (s *Summary) Data() (*Data, error) {
 		Attempts: s.attempts, WritesObjects: s.writesObjects, ObjectConflicted: s.objectConflicted,
 		WritesEdges: s.writesEdges, AssociationConflicted: s.assocConflicted, AddsUnique: s.addsUnique,
 		WithChecks: s.withChecks, WriteRequests: s.writeRequests, LockConflicted: s.lockConflicted,
-		UniqueRejected: s.uniqueRejected, WriteTxns: s.writeTxns, WriteWriteConflicted: s.wwConflicted,
-		WriteTxnsConflicted: s.txnConflicted, RacingConflicted: s.racingConflicted,
+		UniqueRejected: s.uniqueRejected,
 	}
 	_, d.Lost = s.Lost()
 	var err error
@@ -259,7 +254,6 @@ func FromData(d *Data) (*Summary, error) {
 	s.attempts, s.writesObjects, s.objectConflicted = c.Attempts, c.WritesObjects, c.ObjectConflicted
 	s.writesEdges, s.assocConflicted, s.addsUnique = c.WritesEdges, c.AssociationConflicted, c.AddsUnique
 	s.withChecks, s.writeRequests, s.lockConflicted, s.uniqueRejected = c.WithChecks, c.WriteRequests, c.LockConflicted, c.UniqueRejected
-	s.writeTxns, s.wwConflicted, s.txnConflicted, s.racingConflicted = c.WriteTxns, c.WriteWriteConflicted, c.WriteTxnsConflicted, c.RacingConflicted
 	for _, l := range d.Lost {
 		if l.Second < 0 || l.Second > maxLostSeconds {
 			return nil, fmt.Errorf("lost requests in second %d: out of range", l.Second)

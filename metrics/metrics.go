@@ -58,11 +58,6 @@ type Sample struct {
 	WritesObjects, WritesEdges      bool // the request writes objects / associations
 	AddsUniqueEdge                  bool // it adds an edge of a unique type
 	HasChecks                       bool // it carries preconditions
-	// Racing marks a write of a racing insert (the first request or a
-	// copy); WriteWriteConflict a write that met another writer of its
-	// keys (result.WriteWriteConflict: a lock conflict, "unique association
-	// exists", or a racing insert that found its association there).
-	Racing, WriteWriteConflict bool
 	// Warmup marks a request started before the measured window (At < 0):
 	// it counts only in the per-second series, marked as warmup.
 	Warmup bool
@@ -217,16 +212,8 @@ type Contention struct {
 	// 0.443% = 0.602%).
 	OverallPct           float64
 	OverallWithUniquePct float64
-	// WriteWriteConflictPct is the write requests that met a write-write
-	// conflict (Sample.WriteWriteConflict), WriteTxnConflictPct the same of
-	// write transactions (TAOBench §3.3: 10.1%). RacingInsertConflictPct
-	// is the write requests that met one as racing inserts, and
-	// RacingInsertSharePct the racing inserts' share of all write-write
-	// conflicts (TAO: over 97.3%).
-	WriteWriteConflictPct   float64
-	WriteTxnConflictPct     float64
-	RacingInsertConflictPct float64
-	RacingInsertSharePct    float64
+	// The write-write conflict percentages (TAOBench §3.3) are counted once,
+	// by the fidelity counters: result.Races.
 }
 
 // Summary is the merged record of one or more recorders.
@@ -244,8 +231,6 @@ type Summary struct {
 	addsUnique, withChecks          int64
 	writeRequests, lockConflicted   int64
 	uniqueRejected                  int64 // write requests that ended in unique_violation
-	writeTxns, wwConflicted         int64 // write transactions; write requests with a write-write conflict
-	txnConflicted, racingConflicted int64 // of those, write transactions; racing inserts
 
 	lost []lostSecond // indexed by second of At
 
@@ -294,12 +279,6 @@ func (s *Summary) add(x *Sample, withTS bool) {
 		s.writeRequests++
 		s.lockConflicted += b2i(x.ObjectConflicts > 0 || x.AssocConflicts > 0)
 		s.uniqueRejected += b2i(x.Outcome == tao.UniqueViolation && x.ObjectConflicts == 0 && x.AssocConflicts == 0)
-		s.writeTxns += b2i(x.Class == tao.WriteTxn)
-		if x.WriteWriteConflict {
-			s.wwConflicted++
-			s.txnConflicted += b2i(x.Class == tao.WriteTxn)
-			s.racingConflicted += b2i(x.Racing)
-		}
 	}
 
 	if x.Outcome == tao.Error || x.Outcome == tao.Timeout {
@@ -367,10 +346,6 @@ func (s *Summary) Merge(o *Summary) {
 	s.writeRequests += o.writeRequests
 	s.lockConflicted += o.lockConflicted
 	s.uniqueRejected += o.uniqueRejected
-	s.writeTxns += o.writeTxns
-	s.wwConflicted += o.wwConflicted
-	s.txnConflicted += o.txnConflicted
-	s.racingConflicted += o.racingConflicted
 	for len(s.lost) < len(o.lost) {
 		s.lost = append(s.lost, lostSecond{})
 	}
@@ -500,10 +475,6 @@ func (s *Summary) Contention() Contention {
 	}
 	c.OverallPct = pct(s.lockConflicted, s.writeRequests)
 	c.OverallWithUniquePct = pct(s.lockConflicted+s.uniqueRejected, s.writeRequests)
-	c.WriteWriteConflictPct = pct(s.wwConflicted, s.writeRequests)
-	c.WriteTxnConflictPct = pct(s.txnConflicted, s.writeTxns)
-	c.RacingInsertConflictPct = pct(s.racingConflicted, s.writeRequests)
-	c.RacingInsertSharePct = pct(s.racingConflicted, s.wwConflicted)
 	return c
 }
 

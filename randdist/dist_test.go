@@ -141,7 +141,7 @@ func TestZipfMatchesTheory(t *testing.T) {
 	for _, tc := range []struct {
 		n     int
 		theta float64
-	}{{1000, 0.99}, {1000, 1}, {1000, 0.5}, {50, 1.5}, {100000, 0.99}, {10, 3}} {
+	}{{1000, 0.99}, {1000, 1}, {1000, 0.5}, {50, 1.5}, {100000, 0.99}, {10, 3}, {100000, 0.8}, {100000, 1.2}} {
 		z, err := randdist.NewZipf(uint64(tc.n), tc.theta)
 		if err != nil {
 			t.Fatal(err)

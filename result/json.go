@@ -72,7 +72,7 @@ type jsonExperiment struct {
 	// The service-time and injected-delay series by class, exact.
 	ServiceHistograms  map[string]metrics.SeriesData `json:"service_histograms"`
 	InjectedHistograms map[string]metrics.SeriesData `json:"injected_histograms"`
-	Counters           *metrics.CountersData         `json:"counters"`
+	Counters           *jsonCounters                 `json:"counters"`
 	Timeline           []metrics.SecondData          `json:"timeline"`
 
 	jsonDriverExperiment // shared_start, late_s, ...: driver_json.go
@@ -109,6 +109,27 @@ type jsonContention struct {
 	WriteTxnConflictPct        float64 `json:"write_txn_conflict_pct"`
 	RacingInsertConflictPct    float64 `json:"racing_insert_conflict_pct"`
 	RacingInsertSharePct       float64 `json:"racing_insert_share_pct"`
+}
+
+// jsonCounters is the counters object: the summary's counts, then the
+// write-write conflict counts, which are Races' (fidelity.counts.races):
+// written here too, beside the other contention counts, and not read back.
+type jsonCounters struct {
+	metrics.CountersData
+	WriteTxns            int64 `json:"write_txns"`
+	WriteWriteConflicted int64 `json:"write_write_conflicted"`
+	WriteTxnsConflicted  int64 `json:"write_txns_conflicted"`
+	RacingConflicted     int64 `json:"racing_conflicted"`
+}
+
+func contentionJSON(c Contention) jsonContention {
+	return jsonContention{
+		ObjectLockConflictPct: c.ObjectLockConflictPct, AssociationLockConflictPct: c.AssociationLockConflictPct,
+		UniqueAssociationExistsPct: c.UniqueAssociationExistsPct, PreconditionFailedPct: c.PreconditionFailedPct,
+		OverallPct: c.OverallPct, OverallWithUniquePct: c.OverallWithUniquePct,
+		WriteWriteConflictPct: c.WriteWriteConflictPct, WriteTxnConflictPct: c.WriteTxnConflictPct,
+		RacingInsertConflictPct: c.RacingInsertConflictPct, RacingInsertSharePct: c.RacingInsertSharePct,
+	}
 }
 
 type jsonLost struct {
@@ -179,7 +200,7 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 		RateReached: e.OpenLoop.Reached(),
 		Overtime:    e.Overtime,
 		Outcomes:    map[string]int64{},
-		Contention:  jsonContention(s.Contention()),
+		Contention:  contentionJSON(e.Contention()),
 		ErrorCodes:  errorCodesJSON(e.ErrorCodes),
 		Lost:        jsonLost{Timeline: []jsonLostSecond{}},
 		Fidelity:    jsonFidelity{Rows: e.Fidelity, Counts: e.Counters},
@@ -190,7 +211,7 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 
 		ServiceHistograms:  data.Service,
 		InjectedHistograms: data.Injected,
-		Counters:           &data.Counters,
+		Counters:           &jsonCounters{CountersData: data.Counters},
 		Timeline:           data.Timeline,
 
 		jsonDriverExperiment: driverExperimentJSON(e),
@@ -210,6 +231,9 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 	if x.Fidelity.Counts == nil {
 		x.Fidelity.Counts = &Counters{}
 	}
+	r := &x.Fidelity.Counts.Races
+	x.Counters.WriteTxns, x.Counters.WriteWriteConflicted = r.WriteTxns, r.Conflicted
+	x.Counters.WriteTxnsConflicted, x.Counters.RacingConflicted = r.TxnConflicted, r.RacingConflicted
 	for _, name := range metrics.SeriesNames() {
 		x.LatencyUS[name] = jsonLatency(s.Stats(name))
 	}

@@ -1,6 +1,9 @@
 package result
 
-import "github.com/taobench/taobench/tao"
+import (
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/tao"
+)
 
 // Races count write-write conflicts as TAOBench §3.3 does (10.1% of write
 // transactions, over 97.3% of them from intentionally racing inserts), and
@@ -48,6 +51,45 @@ func (r *Races) Observe(req *tao.Request, conflict bool) {
 		r.TxnConflicted += b2i(txn)
 		r.RacingConflicted += b2i(req.Race)
 	}
+}
+
+// Contention is an experiment's contention figures: the lock, unique and
+// precondition ones of its summary, and the write-write conflicts of its
+// Races. Those are counted once, here: the fidelity rows read the same
+// counts.
+type Contention struct {
+	metrics.Contention
+	// WriteWriteConflictPct is the write requests that met a write-write
+	// conflict (WriteWriteConflict), WriteTxnConflictPct the same of
+	// write transactions (TAOBench §3.3: 10.1%). RacingInsertConflictPct
+	// is the write requests that met one as racing inserts, and
+	// RacingInsertSharePct the racing inserts' share of all write-write
+	// conflicts (TAO: over 97.3%).
+	WriteWriteConflictPct   float64
+	WriteTxnConflictPct     float64
+	RacingInsertConflictPct float64
+	RacingInsertSharePct    float64
+}
+
+// Contention returns e's contention figures; a zero denominator gives 0.
+func (e *Experiment) Contention() Contention {
+	c := Contention{Contention: e.Sum().Contention()}
+	if e.Counters == nil {
+		return c
+	}
+	r := &e.Counters.Races
+	c.WriteWriteConflictPct = pct(r.Conflicted, r.WriteRequests)
+	c.WriteTxnConflictPct = pct(r.TxnConflicted, r.WriteTxns)
+	c.RacingInsertConflictPct = pct(r.RacingConflicted, r.WriteRequests)
+	c.RacingInsertSharePct = pct(r.RacingConflicted, r.Conflicted)
+	return c
+}
+
+func pct(n, d int64) float64 {
+	if d == 0 {
+		return 0
+	}
+	return float64(n) / float64(d) * 100
 }
 
 // Merge adds o to r.

@@ -49,7 +49,7 @@ func experimentFromJSON(x *jsonExperiment) (*Experiment, error) {
 		return nil, fmt.Errorf("no histograms or counters: written by a taobench that kept only percentiles, so it cannot be merged exactly; run it again with this version")
 	}
 	d := &metrics.Data{Series: x.Histograms, Service: x.ServiceHistograms, Injected: x.InjectedHistograms,
-		Counters: *x.Counters, Timeline: x.Timeline}
+		Counters: x.Counters.CountersData, Timeline: x.Timeline}
 	var n int64
 	for o := range tao.NumOutcomes {
 		v, ok := x.Outcomes[o.String()]

@@ -10,9 +10,9 @@ import (
 	"github.com/taobench/taobench/store/null"
 )
 
-// nullStepper is one client against the null store and the bounds of an
-// experiment that lasts a day, every request measured: what the step
-// benchmarks and the allocation test drive.
+// nullStepper is one client of a built-in workload against the null store
+// and the bounds of an experiment that lasts a day, every request measured:
+// what the step benchmarks and the allocation test drive.
 type nullStepper struct {
 	c   *client
 	cfg Config
@@ -23,8 +23,8 @@ type nullStepper struct {
 // newNullStepper returns a closed-loop client or, with open, an open-loop
 // one whose uniform schedule at MaxRate runs ahead of it, so it takes an
 // intended start for every request and never waits for one.
-func newNullStepper(tb testing.TB, open bool) *nullStepper {
-	n := &nullStepper{cfg: testConfig(tb, "o", null.Store{}), rec: metrics.NewRecorder()}
+func newNullStepper(tb testing.TB, workload string, open bool) *nullStepper {
+	n := &nullStepper{cfg: testConfig(tb, workload, null.Store{}), rec: metrics.NewRecorder()}
 	n.cfg.defaults()
 	plan, err := gen.NewPlan(n.cfg.Workload, n.cfg.Graph, n.cfg.Seed)
 	if err != nil {
@@ -48,18 +48,22 @@ func (n *nullStepper) step(tb testing.TB) {
 
 // BenchmarkClientNull measures one client's cost per request against the
 // null store: b.N calls of the step the client loop makes, with every
-// request measured and recorded. closed is the default closed loop; open
-// takes each request's intended start from a schedule it never waits for
+// request measured and recorded, for workloads o (the default) and a
+// (bench/null.sh's two). closed is the default closed loop; open takes
+// each request's intended start from a schedule it never waits for
 // (BenchmarkOpenLoopNull is the same through whole experiments). cpu-ns/op,
 // the process's CPU time per request, compares builds on a busy machine.
 func BenchmarkClientNull(b *testing.B) {
-	for _, open := range []bool{false, true} {
-		name := "closed"
-		if open {
-			name = "open"
+	for _, tc := range []struct {
+		workload string
+		open     bool
+	}{{"o", false}, {"o", true}, {"a", false}} {
+		name := tc.workload + "/closed"
+		if tc.open {
+			name = tc.workload + "/open"
 		}
 		b.Run(name, func(b *testing.B) {
-			n := newNullStepper(b, open)
+			n := newNullStepper(b, tc.workload, tc.open)
 			b.ReportAllocs()
 			b.ResetTimer()
 			start, cpu := time.Now(), cpuTime(b)
@@ -84,7 +88,7 @@ func BenchmarkClientNull(b *testing.B) {
 // averages well below one per request, which AllocsPerRun rounds to 0.
 func TestStepAllocatesNothing(t *testing.T) {
 	for _, open := range []bool{false, true} {
-		n := newNullStepper(t, open)
+		n := newNullStepper(t, "o", open)
 		for range 20000 {
 			n.step(t)
 		}

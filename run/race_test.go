@@ -1,7 +1,10 @@
 package run
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"math"
 	"path/filepath"
 	"testing"
 	"time"
@@ -74,7 +77,7 @@ func TestRacingInsertsAtTheDatabase(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			x := raceRun(t, urls[name](t), 1)
 			r := x.Counters.Races
-			c := x.Sum().Contention()
+			c := x.Contention()
 			t.Logf("%+v; contention %+v", r, c)
 			// Copies: the requests of races outnumber the races' first
 			// requests, which are about a share edge_add_new of adds.
@@ -88,6 +91,7 @@ func TestRacingInsertsAtTheDatabase(t *testing.T) {
 			if d := c.RacingInsertSharePct - 100*share; d > 1e-9 || d < -1e-9 {
 				t.Errorf("contention racing_insert_share_pct %.3f, counters %.3f", c.RacingInsertSharePct, 100*share)
 			}
+			checkConflictKeysAgree(t, x)
 			// A race of three copies has two losers when all three
 			// joined: lost requests are at most 2/3 of racing ones.
 			if 3*r.RacingConflicted > 2*r.Racing+3 {
@@ -103,6 +107,70 @@ func TestRacingInsertsAtTheDatabase(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkConflictKeysAgree fails t unless the results file of x gives one
+// account of write-write conflicts: the contention percentages and the
+// counters.* keys are those of fidelity.counts.races, as written and
+// after a read back.
+func checkConflictKeysAgree(t *testing.T, x *result.Experiment) {
+	t.Helper()
+	var b bytes.Buffer
+	run := &result.Run{Database: "sqlite", Workload: "a"}
+	if err := result.WriteJSON(&b, run, []*result.Experiment{x}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, data []byte) {
+		var doc struct {
+			Experiments []struct {
+				Contention map[string]float64 `json:"contention"`
+				Counters   map[string]float64 `json:"counters"`
+				Fidelity   struct {
+					Counts struct {
+						Races map[string]float64 `json:"races"`
+					} `json:"counts"`
+				} `json:"fidelity"`
+			} `json:"experiments"`
+		}
+		if err := json.Unmarshal(data, &doc); err != nil || len(doc.Experiments) != 1 {
+			t.Fatalf("%s: %v, %d experiments", what, err, len(doc.Experiments))
+		}
+		e := doc.Experiments[0]
+		r := e.Fidelity.Counts.Races
+		if want := float64(x.Counters.Races.Conflicted); r["write_write_conflicts"] != want || want == 0 {
+			t.Fatalf("%s: fidelity.counts.races %v, want %v write-write conflicts (and some)", what, r, want)
+		}
+		pct := func(n, d string) float64 { return 100 * r[n] / r[d] }
+		for _, k := range []struct {
+			key  string
+			got  float64
+			want float64
+		}{
+			{"contention.write_write_conflict_pct", e.Contention["write_write_conflict_pct"], pct("write_write_conflicts", "write_requests")},
+			{"contention.write_txn_conflict_pct", e.Contention["write_txn_conflict_pct"], pct("write_txns_conflicted", "write_txns")},
+			{"contention.racing_insert_conflict_pct", e.Contention["racing_insert_conflict_pct"], pct("racing_conflicts", "write_requests")},
+			{"contention.racing_insert_share_pct", e.Contention["racing_insert_share_pct"], pct("racing_conflicts", "write_write_conflicts")},
+			{"counters.write_requests", e.Counters["write_requests"], r["write_requests"]},
+			{"counters.write_txns", e.Counters["write_txns"], r["write_txns"]},
+			{"counters.write_write_conflicted", e.Counters["write_write_conflicted"], r["write_write_conflicts"]},
+			{"counters.write_txns_conflicted", e.Counters["write_txns_conflicted"], r["write_txns_conflicted"]},
+			{"counters.racing_conflicted", e.Counters["racing_conflicted"], r["racing_conflicts"]},
+		} {
+			if math.Abs(k.got-k.want) > 1e-9*max(1, k.want) {
+				t.Errorf("%s: %s %v, from fidelity.counts.races %v", what, k.key, k.got, k.want)
+			}
+		}
+	}
+	check("written", b.Bytes())
+	doc, err := result.ReadJSON(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	if err := result.WriteJSON(&again, doc.Run, doc.Experiments); err != nil {
+		t.Fatal(err)
+	}
+	check("read back", again.Bytes())
 }
 
 // TestSkewAtTheDatabase: what SQLite was asked for under workload a has

@@ -358,7 +358,7 @@ type client struct {
 	gen       *gen.Generator
 	rec       *metrics.Recorder  // shared with other clients; see RecordBatch
 	batch     []metrics.Sample   // measured samples not yet handed to rec
-	flushed   time.Time          // when the batch was last handed to rec
+	flushDue  time.Time          // flushEvery after the batch was last handed to rec
 	rng       *rand.Rand         // jitter only
 	first     time.Time          // when the client issued its first request
 	begin     time.Time          // when the current request began (intended, in open loop)
@@ -418,13 +418,13 @@ func newExpShared(cfg *Config, threads int) *expShared {
 // newClient returns client i of an experiment, recording into rec.
 func newClient(plan *gen.Plan, i int, cfg *Config, rec *metrics.Recorder, x *expShared) *client {
 	return &client{
-		keys:    x.keys.Buffer(),
-		board:   x.board,
-		gen:     plan.Client(i, cfg.Run),
-		rec:     rec,
-		batch:   make([]metrics.Sample, 0, batchSize),
-		flushed: time.Now(),
-		rng:     rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
+		keys:     x.keys.Buffer(),
+		board:    x.board,
+		gen:      plan.Client(i, cfg.Run),
+		rec:      rec,
+		batch:    make([]metrics.Sample, 0, batchSize),
+		flushDue: time.Now().Add(flushEvery),
+		rng:      rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
 	}
 }
 
@@ -446,7 +446,7 @@ func (c *client) record(s *metrics.Sample, now time.Time) {
 // to the recorder when it is full or was last handed over flushEvery ago.
 func (c *client) keep(s *metrics.Sample, now time.Time) {
 	c.batch = append(c.batch, *s)
-	if len(c.batch) == cap(c.batch) || now.Sub(c.flushed) >= flushEvery {
+	if len(c.batch) == cap(c.batch) || !now.Before(c.flushDue) {
 		c.flush(now)
 	}
 }
@@ -459,7 +459,7 @@ func (c *client) flush(now time.Time) {
 		}
 		c.batch = c.batch[:0]
 	}
-	c.flushed = now
+	c.flushDue = now.Add(flushEvery)
 }
 
 // loop is a client: it issues the next request when the previous one has
@@ -586,11 +586,13 @@ func (c *client) start(ctx context.Context, b *bounds, due time.Time) bool {
 	if c.first.IsZero() {
 		c.first = now
 	}
+	c.late = false
 	if intended.IsZero() {
-		intended = now
+		intended = now // closed loop: due when it starts
+	} else {
+		c.late = now.Sub(intended) > OvertimeTolerance
 	}
 	c.begin, c.actual = intended, now
-	c.late = now.Sub(intended) > OvertimeTolerance
 	s := &c.s
 	*s = metrics.Sample{Class: c.req.Class, Kind: tao.NumKinds}
 	if len(c.req.Ops) == 1 && (c.req.Class == tao.Read || c.req.Class == tao.Write) {
@@ -686,7 +688,9 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		for _, k := range c.attempts {
 			c.codes.Add(k, 1)
 		}
-		c.fid.Races.Observe(&c.req, s.WriteWriteConflict)
+		// Write-write conflicts are counted here only: the contention
+		// percentages come from these counts (result.Races).
+		c.fid.Races.Observe(&c.req, result.WriteWriteConflict(&c.req, &c.res, s.ObjectConflicts+s.AssocConflicts > 0))
 		c.keys.Add(&c.req)
 		if c.loss != nil && c.res.Err != nil && (s.Outcome == tao.Error || s.Outcome == tao.Timeout) {
 			c.loss.keep(s.Outcome, s.At, c.res.Err)
@@ -786,6 +790,9 @@ func (c *client) abandon(ctx context.Context, b bounds, now time.Time) {
 		c.describe(s)
 		s.At = c.begin.Sub(b.measure)
 		c.record(s, now)
+		// A write request all the same, its conflicts those of its earlier
+		// attempts (c.res is still the stuck Exec's).
+		c.fid.Races.Observe(&c.req, s.ObjectConflicts+s.AssocConflicts > 0)
 		if c.loss != nil {
 			c.loss.keep(tao.Timeout, s.At, errAbandoned)
 		}
@@ -812,8 +819,6 @@ func (c *client) describe(s *metrics.Sample) {
 	if c.req.Class != tao.Write && c.req.Class != tao.WriteTxn {
 		return
 	}
-	s.Racing = c.req.Race
-	s.WriteWriteConflict = result.WriteWriteConflict(&c.req, &c.res, s.ObjectConflicts+s.AssocConflicts > 0)
 	for i := range c.req.Ops {
 		op := &c.req.Ops[i]
 		if op.Kind.IsEdge() {

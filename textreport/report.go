@@ -132,7 +132,7 @@ func WriteText(w io.Writer, e *result.Experiment) error {
 		fmt.Fprintf(&b, "; no-op writes (committed, found no row) %d\n", c.NoopWrites)
 	}
 
-	c := s.Contention()
+	c := e.Contention()
 	fmt.Fprintf(&b, "contention: object lock conflict %.3f%%, association lock conflict %.3f%%, overall %.3f%%; "+
 		"unique association exists %.3f%%, overall with unique %.3f%%; precondition failed %.3f%%\n",
 		c.ObjectLockConflictPct, c.AssociationLockConflictPct, c.OverallPct,
