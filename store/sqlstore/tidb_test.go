@@ -56,4 +56,3 @@ tidb_tikvclient_lock_resolver_actions_total{type="expired"} 5709
 		t.Error("metrics with none of TiDB's counters were taken without a word")
 	}
 }
-
