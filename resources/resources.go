@@ -144,10 +144,14 @@ func (s *Sampler) server(ctx context.Context, hurried bool) *result.ServerUsage 
 	case aErr != nil:
 		su.Error = "after: " + aErr.Error()
 	}
-	// A counter read only once has no delta.
+	// A counter read only once has no delta, unless the first reading
+	// succeeded without it: a server that creates a counter at its first
+	// event (TiDB's errors by code) counted from 0.
 	for k, v := range after.Counters {
 		if b, ok := s.before.Counters[k]; ok {
 			su.Deltas[k] = v - b
+		} else if s.bErr == nil {
+			su.Deltas[k] = v
 		}
 	}
 	for t, cs := range after.Tables {

@@ -41,7 +41,7 @@ func writeResources(b *strings.Builder, r *result.Resources) {
 	sort.Strings(keys)
 	shown := 0
 	for _, k := range keys {
-		if v := s.Deltas[k]; v != 0 && serverHeadline[k] {
+		if v := s.Deltas[k]; v != 0 && (serverHeadline[k] || strings.HasPrefix(k, "tidb_execute_error_")) {
 			fmt.Fprintf(b, ", %s +%d", k, v)
 			shown++
 		}
@@ -62,6 +62,9 @@ var serverHeadline = map[string]bool{
 	"Innodb_rows_inserted": true, "Innodb_rows_updated": true, "Innodb_rows_deleted": true,
 	"Handler_write": true, "Handler_update": true, "Handler_delete": true,
 	"wsrep_local_cert_failures": true, "wsrep_local_bf_aborts": true, // Galera's conflicts
+	// TiDB's, from its status port; its statement errors by code are shown too.
+	"tidb_txn_optimistic_commit": true, "tidb_txn_optimistic_abort": true,
+	"tidb_txn_pessimistic_commit": true, "tidb_txn_pessimistic_abort": true, "tidb_backoff_txnLock": true,
 }
 
 // total adds up sizes; SQLite's are its files.
