@@ -12,6 +12,7 @@ package tier
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -36,6 +37,16 @@ type Options struct {
 	Clients int
 	// LogKeys bounds the commit log; 0: DefaultLogKeys.
 	LogKeys int
+	// Replicas are read replicas of the database: the database tier's
+	// reads (and the caches' fills) go to them in turn, writes to the
+	// database (replica.go). With replicas the database may be nil: then
+	// a write fails, and nothing is stale (the run writes nothing).
+	Replicas []store.Store
+	// HeartbeatEvery is how often the replicas' heartbeat writes on the
+	// database (0: DefaultHeartbeat); HeartbeatID its object
+	// (0: HeartbeatID()).
+	HeartbeatEvery time.Duration
+	HeartbeatID    int64
 	// Trace, when set, sees every read a tier answered (tests check the
 	// staleness classification with it); it must be safe for concurrent use.
 	Trace func(Read)
@@ -46,6 +57,8 @@ type Read struct {
 	Op     tao.Op
 	Result tao.OpResult
 	Served tao.Tier
+	// Replica: a replica served it (Served is then TierDB).
+	Replica bool
 	// Basis is when the database read behind the answer returned; Begin
 	// when this read began. Stale and Age are the classification.
 	Basis, Begin time.Time
@@ -59,17 +72,23 @@ const DefaultLogKeys = 1 << 20
 
 // Enabled reports whether o configures any tier.
 func (o Options) Enabled() bool {
-	return o.Cache != "" || (o.ClientCacheTTL > 0 && o.ClientCacheSize > 0)
+	return o.Cache != "" || (o.ClientCacheTTL > 0 && o.ClientCacheSize > 0) || len(o.Replicas) > 0
 }
 
 // Store is a store.Store with read tiers in front of db.
 type Store struct {
-	db    store.Store
-	csc   *csc     // nil: no client_cache tier
-	tao   *taoTier // nil: no tao tier
+	db    store.Store // the primary; nil: replicas alone
+	csc   *csc        // nil: no client_cache tier
+	tao   *taoTier    // nil: no tao tier
 	log   *commitLog
 	trace func(Read)
 	notes []string
+
+	reps   []*replica
+	next   atomic.Uint64 // round robin over reps
+	hb     *heartbeat    // nil: no replica, or no primary
+	stop   context.CancelFunc
+	stopWG sync.WaitGroup
 
 	// exp is the experiment being measured (BeginExperiment); nil before.
 	exp atomic.Pointer[experiment]
@@ -81,6 +100,14 @@ type experiment struct {
 	measure, end int64  // Unix ns: reads that begin in [measure, end) count
 	mu           sync.Mutex
 	c            result.Consistency
+}
+
+// replica returns the replicas' figures; x.mu is held.
+func (x *experiment) replica() *result.TierStats {
+	if x.c.Replica == nil {
+		x.c.Replica = &result.TierStats{Latency: &metrics.Series{}, Age: &metrics.Series{}}
+	}
+	return x.c.Replica
 }
 
 // Open puts the tiers of opts in front of db. It connects to Redis and
@@ -104,7 +131,30 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		s.tao = t
 		s.notes = append(s.notes, "tao tier on "+store.Redact(opts.Cache)+": "+t.bound(ctx))
 	}
+	if db == nil && len(opts.Replicas) == 0 {
+		return nil, fmt.Errorf("no database and no replica")
+	}
+	for _, r := range opts.Replicas {
+		s.reps = append(s.reps, &replica{st: r})
+	}
 	s.exp.Store(&experiment{ns: s.namespace(0, 0)})
+	if len(s.reps) > 0 && db != nil {
+		s.hb = &heartbeat{primary: db, id: cmp.Or(opts.HeartbeatID, HeartbeatID()), every: cmp.Or(opts.HeartbeatEvery, DefaultHeartbeat)}
+		if opts.HeartbeatEvery < 0 {
+			return nil, fmt.Errorf("replica heartbeat every %v: give a positive duration", opts.HeartbeatEvery)
+		}
+		s.hb.sync(ctx)
+		if s.hb.last == 0 {
+			return nil, fmt.Errorf("replica heartbeat: cannot write object %d on the database", s.hb.id)
+		}
+		hctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		s.stop = stop
+		s.stopWG.Add(1 + len(s.reps))
+		go func() { defer s.stopWG.Done(); s.hb.run(hctx) }()
+		for _, r := range s.reps {
+			go func() { defer s.stopWG.Done(); s.poll(hctx, r) }()
+		}
+	}
 	return s, nil
 }
 
@@ -118,8 +168,17 @@ func (s *Store) namespace(graphSeed uint64, run int64) string {
 // Notes say how the tiers opened, such as the Redis size bound.
 func (s *Store) Notes() []string { return s.notes }
 
-// Close closes the Redis client; the database is its owner's to close.
+// Close stops the heartbeat (removing its object) and closes the Redis
+// client; the database and replicas are their owner's to close.
 func (s *Store) Close() error {
+	if s.stop != nil {
+		s.stop()
+		s.stopWG.Wait()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		s.hb.remove(ctx)
+		cancel()
+		s.stop = nil
+	}
 	if s.tao != nil {
 		return s.tao.c.Close()
 	}
@@ -129,7 +188,11 @@ func (s *Store) Close() error {
 // Front is s as the runner should see it: a store.StatsReader when the
 // database is one, so an experiment's resources still show its server.
 func (s *Store) Front() store.Store {
-	if r, ok := s.db.(store.StatsReader); ok {
+	db := s.db
+	if db == nil {
+		db = s.reps[0].st
+	}
+	if r, ok := db.(store.StatsReader); ok {
 		return withStats{s, r}
 	}
 	return s
@@ -154,12 +217,21 @@ func (s *Store) BeginExperiment(graphSeed uint64, run int64, measure, end time.T
 // EndExperiment returns what the tiers served since BeginExperiment.
 func (s *Store) EndExperiment() *result.Consistency {
 	x := s.exp.Load()
+	s.settle(x)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.c
 	for i := range c.Tiers {
 		t := &c.Tiers[i]
 		t.Latency, t.Age = orNew(t.Latency).Clone(), orNew(t.Age).Clone()
+	}
+	if len(s.reps) > 0 {
+		r := result.TierStats{}
+		if c.Replica != nil {
+			r = *c.Replica
+		}
+		r.Latency, r.Age = orNew(r.Latency).Clone(), orNew(r.Age).Clone()
+		c.Replica = &r
 	}
 	return &c
 }
@@ -190,12 +262,17 @@ type trace struct {
 	drawn, served tao.Tier
 	looked, hit   [tao.NumTiers]bool
 	failed        [tao.NumTiers]bool
-	answered      bool // a tier answered (not an error or timeout)
+	answered      bool     // a tier answered (not an error or timeout)
+	replica       *replica // the replica that served it, if one did
 	stale         bool
 	age           time.Duration
 }
 
 func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
+	if s.db == nil {
+		res.Outcome, res.Err = tao.Error, errNoPrimary
+		return
+	}
 	start := time.Now().UnixNano()
 	s.db.Exec(ctx, req, res)
 	end := time.Now().UnixNano()
@@ -262,8 +339,10 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 		e.answer(op, res)
 		tr.answered = true
 	} else {
-		tr.looked[tao.TierDB] = true
-		if e, ok = s.fetch(ctx, req, res); ok {
+		db, rep := s.reader()
+		tr.replica = rep
+		tr.looked[tao.TierDB] = rep == nil
+		if e, ok = s.fetch(ctx, db, req, res); ok {
 			tr.answered = true
 			if useTAO {
 				tr.failed[tao.TierTAO] = s.tao.put(ctx, x.ns, ck, e) != nil || tr.failed[tao.TierTAO]
@@ -273,13 +352,16 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 			}
 		}
 	}
-	tr.hit[tr.served] = tr.answered
-	if tr.answered {
+	tr.hit[tr.served] = tr.answered && tr.replica == nil
+	if tr.answered && tr.replica != nil && tr.served == tao.TierDB && s.hb != nil {
+		// The replica's basis is known once a poll begins after it returned.
+		tr.replica.wait(pendingRead{x: x, op: *op, r: res.Ops[0], begin: begin.UnixNano(), ret: e.basis})
+	} else if tr.answered {
 		var age int64
 		tr.stale, age = s.log.stale(logKey(op), e.basis, begin.UnixNano())
 		tr.age = time.Duration(age)
 		if s.trace != nil {
-			s.trace(Read{Op: *op, Result: res.Ops[0], Served: tr.served, Basis: time.Unix(0, e.basis), Begin: begin,
+			s.trace(Read{Op: *op, Result: res.Ops[0], Served: tr.served, Replica: tr.replica != nil && tr.served == tao.TierDB, Basis: time.Unix(0, e.basis), Begin: begin,
 				Stale: tr.stale, Age: tr.age})
 		}
 	}
@@ -290,10 +372,10 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 // is false when the database did not answer. A range read also counts the
 // list, in the same read transaction, so that the list's size is cached
 // and later range reads are served from it.
-func (s *Store) fetch(ctx context.Context, req *tao.Request, res *tao.Result) (entry, bool) {
+func (s *Store) fetch(ctx context.Context, db store.Store, req *tao.Request, res *tao.Result) (entry, bool) {
 	op := &req.Ops[0]
 	if op.Kind != tao.EdgeRangeRead {
-		s.db.Exec(ctx, req, res)
+		db.Exec(ctx, req, res)
 		basis := time.Now().UnixNano()
 		if res.Outcome != tao.OK && res.Outcome != tao.NotFound {
 			return entry{}, false
@@ -304,7 +386,7 @@ func (s *Store) fetch(ctx context.Context, req *tao.Request, res *tao.Result) (e
 	fill := tao.Request{Class: tao.ReadTxn, Tier: tao.TierDB, Ops: []tao.Op{*op, {Kind: tao.EdgeCountRead, ID1: op.ID1, Type: op.Type}}}
 	var fr tao.Result
 	fr.Reset(2)
-	s.db.Exec(ctx, &fill, &fr)
+	db.Exec(ctx, &fill, &fr)
 	basis := time.Now().UnixNano()
 	res.Outcome, res.Err = fr.Outcome, fr.Err
 	res.Ops[0] = fr.Ops[0]
@@ -317,12 +399,27 @@ func (s *Store) fetch(ctx context.Context, req *tao.Request, res *tao.Result) (e
 func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) {
 	x := s.exp.Load()
 	begin := time.Now()
-	s.db.Exec(ctx, req, res)
-	tr := trace{drawn: req.Tier, served: tao.TierDB}
-	tr.looked[tao.TierDB] = true
+	db, rep := s.reader()
+	db.Exec(ctx, req, res)
+	tr := trace{drawn: req.Tier, served: tao.TierDB, replica: rep}
+	tr.looked[tao.TierDB] = rep == nil
 	tr.answered = res.Outcome == tao.OK || res.Outcome == tao.NotFound
-	tr.hit[tao.TierDB] = tr.answered
-	x.record(&tr, begin, time.Since(begin)) // fresh: the database answered after it began
+	tr.hit[tao.TierDB] = tr.answered && rep == nil
+	// Fresh from the primary: it answered after the read began. A
+	// replica's transaction is not classed (docs/tiers.md).
+	x.record(&tr, begin, time.Since(begin))
+}
+
+var errNoPrimary = errors.New("a write with replicas alone: give the primary with --db")
+
+// reader is where the database tier's next read goes: the next replica in
+// turn, or the database when there is none.
+func (s *Store) reader() (store.Store, *replica) {
+	if len(s.reps) == 0 {
+		return s.db, nil
+	}
+	r := s.reps[(s.next.Add(1)-1)%uint64(len(s.reps))]
+	return r.st, r
 }
 
 // record counts a read that began at begin and took took, when it began
@@ -349,10 +446,20 @@ func (x *experiment) record(tr *trace, begin time.Time, took time.Duration) {
 			t.Errors++
 		}
 	}
+	if tr.replica != nil && tr.served == tao.TierDB {
+		r := x.replica()
+		r.Lookups++
+		if tr.answered {
+			r.Hits++
+		}
+	}
 	if !tr.answered {
 		return
 	}
 	t := &c.Tiers[tr.served]
+	if tr.replica != nil && tr.served == tao.TierDB {
+		t = x.replica()
+	}
 	t.Served++
 	if t.Latency == nil {
 		t.Latency, t.Age = &metrics.Series{}, &metrics.Series{}
