@@ -169,7 +169,7 @@ func TestReplicaStaleReadsVerified(t *testing.T) {
 	if early == 0 || late == 0 || late < during/4 {
 		t.Fatalf("during the 2 s pause %d reads began; %d stale in its first half, %d in its second: want most of the second half stale", during, early, late)
 	}
-	if e, l := earlyAge/time.Duration(early), lateAge/time.Duration(late); l < e+500*time.Millisecond {
+	if e, l := earlyAge/time.Duration(early), lateAge/time.Duration(late); l < e+200*time.Millisecond {
 		t.Errorf("stale reads' mean age %v in the pause's first half, %v in its second: want it to grow with the pause", e, l)
 	}
 	if age := r.Age.Stats().Max; age < 1.5e6 || age > 4e6 {
