@@ -176,12 +176,11 @@ type replica struct {
 	pending []pendingRead
 }
 
-// pendingRead is a single read a replica answered, to be classed.
+// pendingRead is a single read a replica answered, to be classed once
+// its basis is known; ret is when it returned (Unix ns).
 type pendingRead struct {
-	x          *experiment
-	op         tao.Op
-	r          tao.OpResult
-	begin, ret int64 // Unix ns: when the read began and returned
+	j   judged
+	ret int64
 }
 
 // maxPending bounds the reads waiting for a poll (a replica that stopped
@@ -202,7 +201,7 @@ func (r *replica) waiting(x *experiment) int {
 	defer r.mu.Unlock()
 	n := 0
 	for i := range r.pending {
-		if r.pending[i].x == x {
+		if r.pending[i].j.x == x {
 			n++
 		}
 	}
@@ -241,11 +240,11 @@ func (s *Store) poll(ctx context.Context, r *replica) {
 		if res.Outcome == tao.OK || res.Outcome == tao.NotFound {
 			b, ok := s.hb.bound(res.Ops[0].Found, res.Ops[0].Version)
 			for _, p := range r.take(began) {
-				basis := p.ret
-				if ok && b < basis {
-					basis = b
+				p.j.basis = p.ret
+				if ok && b < p.ret {
+					p.j.basis = b
 				}
-				s.class(&p, basis)
+				s.judge(p.j)
 			}
 		}
 		select {
@@ -256,32 +255,21 @@ func (s *Store) poll(ctx context.Context, r *replica) {
 	}
 }
 
-// class classes a replica's read against the commit log, given its basis.
-func (s *Store) class(p *pendingRead, basis int64) {
-	stale, age := s.log.stale(logKey(&p.op), basis, p.begin)
-	if stale && p.x.in(p.begin) {
-		p.x.mu.Lock()
-		t := p.x.replica()
-		t.Stale++
-		t.Age.Record(time.Duration(age))
-		p.x.mu.Unlock()
-	}
-	if s.trace != nil {
-		s.trace(Read{Op: p.op, Result: p.r, Served: tao.TierDB, Replica: true, Basis: time.Unix(0, basis),
-			Begin: time.Unix(0, p.begin), Stale: stale, Age: time.Duration(age)})
-	}
-}
-
-// settle waits (at most a second) until every replica's reads of x are
-// classed; those left count fresh.
+// settle waits (about a second at most for each) until every replica's
+// reads of x have their basis and the shared log's classifier has classed
+// what waits; reads left then count fresh.
 func (s *Store) settle(x *experiment) {
-	if s.hb == nil {
-		return
-	}
 	deadline := time.Now().Add(time.Second)
-	for _, r := range s.reps {
-		for r.waiting(x) > 0 && time.Now().Before(deadline) {
-			time.Sleep(s.hb.every / 4)
+	if s.hb != nil {
+		for _, r := range s.reps {
+			for r.waiting(x) > 0 && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
+		}
+	}
+	if s.shared != nil {
+		for !s.shared.idle() && time.Now().Before(deadline.Add(time.Second)) {
+			time.Sleep(time.Millisecond)
 		}
 	}
 }

@@ -87,6 +87,7 @@ type Store struct {
 	reps   []*replica
 	next   atomic.Uint64 // round robin over reps
 	hb     *heartbeat    // nil: no replica, or no primary
+	shared *shared       // nil: no tao tier, reads classed at once
 	stop   context.CancelFunc
 	stopWG sync.WaitGroup
 
@@ -97,6 +98,7 @@ type Store struct {
 // experiment is one experiment's namespace, window and figures.
 type experiment struct {
 	ns           string // Redis key prefix
+	logNS        string // the shared commit log's key prefix
 	measure, end int64  // Unix ns: reads that begin in [measure, end) count
 	mu           sync.Mutex
 	c            result.Consistency
@@ -120,6 +122,12 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 	if opts.ClientCacheTTL < 0 || opts.ClientCacheSize < 0 {
 		return nil, fmt.Errorf("client cache: TTL %v and size %d; give a positive TTL and size (entries), or neither", opts.ClientCacheTTL, opts.ClientCacheSize)
 	}
+	switch {
+	case db == nil && len(opts.Replicas) == 0:
+		return nil, fmt.Errorf("no database and no replica")
+	case opts.HeartbeatEvery < 0:
+		return nil, fmt.Errorf("replica heartbeat every %v: give a positive duration", opts.HeartbeatEvery)
+	}
 	if opts.ClientCacheTTL > 0 && opts.ClientCacheSize > 0 {
 		s.csc = newCSC(opts.ClientCacheTTL, opts.ClientCacheSize)
 	}
@@ -131,28 +139,28 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		s.tao = t
 		s.notes = append(s.notes, "tao tier on "+store.Redact(opts.Cache)+": "+t.bound(ctx))
 	}
-	if db == nil && len(opts.Replicas) == 0 {
-		return nil, fmt.Errorf("no database and no replica")
-	}
 	for _, r := range opts.Replicas {
 		s.reps = append(s.reps, &replica{st: r})
 	}
-	s.exp.Store(&experiment{ns: s.namespace(0, 0)})
+	s.exp.Store(s.newExperiment(0, 0, 0, 0))
+	var bg context.Context
+	bg, s.stop = context.WithCancel(context.WithoutCancel(ctx))
+	if s.tao != nil {
+		s.shared = &shared{t: s.tao, wake: make(chan struct{}, 1)}
+		s.stopWG.Add(1)
+		go func() { defer s.stopWG.Done(); s.classify(bg) }()
+	}
 	if len(s.reps) > 0 && db != nil {
 		s.hb = &heartbeat{primary: db, id: cmp.Or(opts.HeartbeatID, HeartbeatID()), every: cmp.Or(opts.HeartbeatEvery, DefaultHeartbeat)}
-		if opts.HeartbeatEvery < 0 {
-			return nil, fmt.Errorf("replica heartbeat every %v: give a positive duration", opts.HeartbeatEvery)
-		}
 		s.hb.sync(ctx)
 		if s.hb.last == 0 {
+			s.Close()
 			return nil, fmt.Errorf("replica heartbeat: cannot write object %d on the database", s.hb.id)
 		}
-		hctx, stop := context.WithCancel(context.WithoutCancel(ctx))
-		s.stop = stop
 		s.stopWG.Add(1 + len(s.reps))
-		go func() { defer s.stopWG.Done(); s.hb.run(hctx) }()
+		go func() { defer s.stopWG.Done(); s.hb.run(bg) }()
 		for _, r := range s.reps {
-			go func() { defer s.stopWG.Done(); s.poll(hctx, r) }()
+			go func() { defer s.stopWG.Done(); s.poll(bg, r) }()
 		}
 	}
 	return s, nil
@@ -174,10 +182,12 @@ func (s *Store) Close() error {
 	if s.stop != nil {
 		s.stop()
 		s.stopWG.Wait()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		s.hb.remove(ctx)
-		cancel()
 		s.stop = nil
+		if s.hb != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			s.hb.remove(ctx)
+			cancel()
+		}
 	}
 	if s.tao != nil {
 		return s.tao.c.Close()
@@ -211,7 +221,15 @@ func (w withStats) ServerStats(ctx context.Context) (store.ServerStats, error) {
 // with the Redis keys of this graph and run number: the drivers of a run
 // share them and every other run starts cold.
 func (s *Store) BeginExperiment(graphSeed uint64, run int64, measure, end time.Time) {
-	s.exp.Store(&experiment{ns: s.namespace(graphSeed, run), measure: measure.UnixNano(), end: end.UnixNano()})
+	s.exp.Store(s.newExperiment(graphSeed, run, measure.UnixNano(), end.UnixNano()))
+}
+
+func (s *Store) newExperiment(graphSeed uint64, run int64, measure, end int64) *experiment {
+	x := &experiment{ns: s.namespace(graphSeed, run), measure: measure, end: end}
+	if s.tao != nil {
+		x.logNS = s.tao.logNamespace(graphSeed)
+	}
+	return x
 }
 
 // EndExperiment returns what the tiers served since BeginExperiment.
@@ -264,8 +282,6 @@ type trace struct {
 	failed        [tao.NumTiers]bool
 	answered      bool     // a tier answered (not an error or timeout)
 	replica       *replica // the replica that served it, if one did
-	stale         bool
-	age           time.Duration
 }
 
 func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
@@ -288,14 +304,15 @@ func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
 	for _, k := range changed {
 		s.log.add(k, start, end)
 	}
-	if s.tao != nil && len(invalid) > 0 {
+	if s.tao != nil && len(invalid)+len(changed) > 0 {
 		// After the commit, even when the request's context has ended:
-		// an invalidation left undone would leave the entry stale.
+		// an invalidation left undone would leave the entry stale. The
+		// shared log learns of the write in the same round trip.
+		x := s.exp.Load()
 		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		err := s.tao.invalidate(ictx, s.exp.Load().ns, invalid)
+		err := s.tao.commit(ictx, x.ns, invalid, x.logNS, changed, start, end)
 		cancel()
 		if err != nil {
-			x := s.exp.Load()
 			if x.in(start) {
 				x.mu.Lock()
 				x.c.Tiers[tao.TierTAO].Errors++
@@ -353,19 +370,18 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 		}
 	}
 	tr.hit[tr.served] = tr.answered && tr.replica == nil
-	if tr.answered && tr.replica != nil && tr.served == tao.TierDB && s.hb != nil {
-		// The replica's basis is known once a poll begins after it returned.
-		tr.replica.wait(pendingRead{x: x, op: *op, r: res.Ops[0], begin: begin.UnixNano(), ret: e.basis})
-	} else if tr.answered {
-		var age int64
-		tr.stale, age = s.log.stale(logKey(op), e.basis, begin.UnixNano())
-		tr.age = time.Duration(age)
-		if s.trace != nil {
-			s.trace(Read{Op: *op, Result: res.Ops[0], Served: tr.served, Replica: tr.replica != nil && tr.served == tao.TierDB, Basis: time.Unix(0, e.basis), Begin: begin,
-				Stale: tr.stale, Age: tr.age})
+	took := time.Since(begin)
+	if tr.answered {
+		j := judged{x: x, op: *op, r: res.Ops[0], served: tr.served, replica: tr.replica != nil && tr.served == tao.TierDB,
+			basis: e.basis, begin: begin.UnixNano(), logNS: x.logNS}
+		if j.replica && s.hb != nil {
+			// The replica's basis is known once a poll begins after it returned.
+			tr.replica.wait(pendingRead{j: j, ret: e.basis})
+		} else {
+			s.judge(j)
 		}
 	}
-	x.record(&tr, begin, time.Since(begin))
+	x.record(&tr, begin, took)
 }
 
 // fetch runs a read op on the database and returns the entry to cache; ok
@@ -461,12 +477,36 @@ func (x *experiment) record(tr *trace, begin time.Time, took time.Duration) {
 		t = x.replica()
 	}
 	t.Served++
-	if t.Latency == nil {
-		t.Latency, t.Age = &metrics.Series{}, &metrics.Series{}
-	}
+	t.Latency = orNew(t.Latency)
 	t.Latency.Record(took)
-	if tr.stale {
+}
+
+// judge classes an answered read: at once against this process's log, or,
+// with a shared log, soon after against every process's.
+func (s *Store) judge(j judged) {
+	if s.shared != nil && s.shared.enqueue(j) {
+		return
+	}
+	stale, age := s.log.stale(logKey(&j.op), j.basis, j.begin)
+	s.decide(&j, stale, age)
+}
+
+// decide counts a classed read (when it began in its experiment's
+// measured window) and shows it to the trace.
+func (s *Store) decide(j *judged, stale bool, age int64) {
+	if stale && j.x.in(j.begin) {
+		j.x.mu.Lock()
+		t := &j.x.c.Tiers[j.served]
+		if j.replica {
+			t = j.x.replica()
+		}
 		t.Stale++
-		t.Age.Record(tr.age)
+		t.Age = orNew(t.Age)
+		t.Age.Record(time.Duration(age))
+		j.x.mu.Unlock()
+	}
+	if s.trace != nil {
+		s.trace(Read{Op: j.op, Result: j.r, Served: j.served, Replica: j.replica, Basis: time.Unix(0, j.basis),
+			Begin: time.Unix(0, j.begin), Stale: stale, Age: time.Duration(age)})
 	}
 }
