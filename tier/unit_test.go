@@ -170,9 +170,8 @@ func TestHeartbeatBound(t *testing.T) {
 	if len(h.ends) > maxBeats {
 		t.Errorf("the heartbeat remembers %d versions, more than %d", len(h.ends), maxBeats)
 	}
-	if v := int64(maxBeats); true {
-		if got, ok := h.bound(true, v); !ok || got != (v+1)*100 {
-			t.Errorf("after trimming, a replica at version %d: bound %d, %v; want %d", v, got, ok, (v+1)*100)
-		}
+	v := int64(maxBeats)
+	if got, ok := h.bound(true, v); !ok || got != (v+1)*100 {
+		t.Errorf("after trimming, a replica at version %d: bound %d, %v; want %d", v, got, ok, (v+1)*100)
 	}
 }
