@@ -2,9 +2,12 @@ package tier_test
 
 import (
 	"context"
+	"database/sql"
+	"strings"
 	"testing"
 	"time"
 
+	_ "github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/taobench/taobench/internal/testenv"
@@ -26,6 +29,47 @@ import (
 // began. The primary alone, with no replica, serves no stale read.
 func TestReplicaStaleReadsVerified(t *testing.T) {
 	urls := testenv.PostgresStandbys(t)
+	staleReadsVerified(t, urls, func(ctx context.Context, on bool) error {
+		c, err := pgx.Connect(ctx, urls[1])
+		if err != nil {
+			return err
+		}
+		defer c.Close(ctx)
+		q := "SELECT pg_wal_replay_resume()"
+		if on {
+			q = "SELECT pg_wal_replay_pause()"
+		}
+		_, err = c.Exec(ctx, q)
+		return err
+	})
+}
+
+// The same on a MariaDB primary with an asynchronous replica of the
+// test's own (bench/cluster/mariadb: binary log replication, CHANGE
+// MASTER TO), its SQL thread stopped for 2 s (STOP SLAVE SQL_THREAD).
+func TestMariaDBReplicaStaleReadsVerified(t *testing.T) {
+	urls := testenv.MariaDBReplicas(t)
+	staleReadsVerified(t, urls, func(ctx context.Context, on bool) error {
+		dsn := strings.TrimPrefix(urls[1], "mysql://")
+		user, rest, _ := strings.Cut(dsn, "@")
+		host, db, _ := strings.Cut(rest, "/")
+		c, err := sql.Open("mysql", user+"@tcp("+host+")/"+db)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		q := "START SLAVE SQL_THREAD"
+		if on {
+			q = "STOP SLAVE SQL_THREAD"
+		}
+		_, err = c.ExecContext(ctx, q)
+		return err
+	})
+}
+
+// staleReadsVerified runs the test on urls (the primary's first, then a
+// replica's); pause stops (on) or restarts the replica's replay.
+func staleReadsVerified(t *testing.T, urls []string, pause func(ctx context.Context, on bool) error) {
 	ctx := context.Background()
 	w := builtin(t, "o")
 	w.Requests = workload.Dist[tao.Class]{Values: []tao.Class{tao.Read, tao.Write}, Weights: []float64{1, 1}}
@@ -69,25 +113,19 @@ func TestReplicaStaleReadsVerified(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ts.Close()
-	pause := make(chan [2]time.Time, 1)
+	paused := make(chan [2]time.Time, 1)
 	go func() {
 		var span [2]time.Time
-		defer func() { pause <- span }()
-		c, err := pgx.Connect(ctx, urls[1])
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		defer c.Close(ctx)
+		defer func() { paused <- span }()
 		time.Sleep(2 * time.Second)
-		if _, err := c.Exec(ctx, "SELECT pg_wal_replay_pause()"); err != nil {
+		if err := pause(ctx, true); err != nil {
 			t.Error(err)
 			return
 		}
 		span[0] = time.Now()
 		time.Sleep(2 * time.Second)
 		span[1] = time.Now()
-		if _, err := c.Exec(ctx, "SELECT pg_wal_replay_resume()"); err != nil {
+		if err := pause(ctx, false); err != nil {
 			t.Error(err)
 		}
 	}()
@@ -96,9 +134,9 @@ func TestReplicaStaleReadsVerified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	span := <-pause
+	span := <-paused
 	if span[1].IsZero() {
-		t.Fatal("the standby's replay was not paused")
+		t.Fatal("the replica's replay was not paused")
 	}
 	r := res.Consistency.Replica
 	if r == nil || r.Served == 0 {
@@ -175,6 +213,6 @@ func TestReplicaStaleReadsVerified(t *testing.T) {
 	if age := r.Age.Stats().Max; age < 1.5e6 || age > 4e6 {
 		t.Errorf("the oldest stale read is %.0f µs old; a 2 s pause should make it about 2 s", age)
 	}
-	t.Logf("standby: %d reads, %d stale (%.1f%%), age p50 %.0f ms, p99 %.0f ms, max %.0f ms; during the pause %d reads, stale %d + %d",
+	t.Logf("replica: %d reads, %d stale (%.1f%%), age p50 %.0f ms, p99 %.0f ms, max %.0f ms; during the pause %d reads, stale %d + %d",
 		r.Served, r.Stale, 100*r.StaleShare(), r.Age.Stats().P50/1000, r.Age.Stats().P99/1000, r.Age.Stats().Max/1000, during, early, late)
 }
