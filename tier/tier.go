@@ -84,12 +84,13 @@ type Store struct {
 	trace func(Read)
 	notes []string
 
-	reps   []*replica
-	next   atomic.Uint64 // round robin over reps
-	hb     *heartbeat    // nil: no replica, or no primary
-	shared *shared       // nil: no tao tier, reads classed at once
-	stop   context.CancelFunc
-	stopWG sync.WaitGroup
+	reps      []*replica
+	next      atomic.Uint64 // round robin over reps
+	hb        *heartbeat    // nil: no replica, or no primary
+	shared    *shared       // nil: no tao tier, reads classed at once
+	stop      context.CancelFunc
+	stopWG    sync.WaitGroup
+	closeOnce sync.Once
 
 	// exp is the experiment being measured (BeginExperiment); nil before.
 	exp atomic.Pointer[experiment]
@@ -176,23 +177,24 @@ func (s *Store) namespace(graphSeed uint64, run int64) string {
 // Notes say how the tiers opened, such as the Redis size bound.
 func (s *Store) Notes() []string { return s.notes }
 
-// Close stops the heartbeat (removing its object) and closes the Redis
-// client; the database and replicas are their owner's to close.
+// Close stops the heartbeat (removing its object), the pollers and the
+// classifier, and closes the Redis client; the database and replicas are
+// their owner's to close. Closing again does nothing.
 func (s *Store) Close() error {
-	if s.stop != nil {
+	var err error
+	s.closeOnce.Do(func() {
 		s.stop()
 		s.stopWG.Wait()
-		s.stop = nil
 		if s.hb != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			s.hb.remove(ctx)
 			cancel()
 		}
-	}
-	if s.tao != nil {
-		return s.tao.c.Close()
-	}
-	return nil
+		if s.tao != nil {
+			err = s.tao.c.Close()
+		}
+	})
+	return err
 }
 
 // Front is s as the runner should see it: a store.StatsReader when the
