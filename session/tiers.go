@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
@@ -75,6 +76,10 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 		}
 		opened = append(opened, r)
 		opts.Replicas = append(opts.Replicas, r)
+		if err := s.sameGraph(ctx, r, u); err != nil {
+			closeReps()
+			return nil, nil, err
+		}
 	}
 	if n := len(opts.Replicas); n > 0 {
 		s.sink.Note(fmt.Sprintf("note: the database tier's reads go to %d replica(s) in turn; writes to %s", n, primaryName(primary, s.url)))
@@ -125,4 +130,29 @@ func sum(ws []float64) float64 {
 		n += w
 	}
 	return n
+}
+
+// sameGraph checks that replica r (of URL u) holds the graph the
+// session's database holds: a replica of another database, or one that
+// has not replayed the load yet, would answer reads of another graph.
+func (s *Session) sameGraph(ctx context.Context, r store.Store, u string) error {
+	pdb, ok := s.Database()
+	rdb, rok := r.(store.Database)
+	if !ok || !rok {
+		return nil
+	}
+	want, err := pdb.Meta(ctx)
+	if err != nil {
+		return fmt.Errorf("run: reading the graph record of %s: %w", s.url, err)
+	}
+	got, err := rdb.Meta(ctx)
+	if err != nil {
+		return badInput("run: --replica %s: reading its graph record: %v", store.Redact(u), err)
+	}
+	for _, k := range []string{"format_version", "edges", "seed", "graph_hash", "shards", "nodes", graph.MetaState} {
+		if got[k] != want[k] {
+			return badInput("run: --replica %s holds another graph than %s (%s %q there, %q on the primary): give a replica of --db, or wait until it has replayed the load", store.Redact(u), s.url, k, got[k], want[k])
+		}
+	}
+	return nil
 }

@@ -51,6 +51,14 @@ func TestCLIStandby(t *testing.T) {
 		t.Errorf("with --replica: the replicas served %d reads, the primary %d (%d stale); want the replicas all", rep.Served, db.Served, db.Stale)
 	}
 
+	// A "replica" holding another graph is refused before the run.
+	other := "sqlite:" + filepath.Join(dir, "other.db")
+	cliMust(t, "load", "--db", other, "--workload", "o", "--edges", "1000")
+	r = cliRun(t, "run", "--db", primary, "--replica", other, "--workload", "o", "--duration", "1s")
+	if r.code != 2 || !strings.Contains(r.stderr, "holds another graph") || !strings.Contains(r.stderr, "give a replica of --db") {
+		t.Errorf("a replica of another graph: want exit 2 naming the fix:\n%s", r)
+	}
+
 	r = cliRun(t, "run", "--replica", standby, "--workload", "o", "--duration", "1s")
 	if r.code != 2 || !strings.Contains(r.stderr, "--replica without --db") || !strings.Contains(r.stderr, "give the primary with --db") {
 		t.Errorf("a writing workload on a replica alone: want exit 2 naming the fix:\n%s", r)
