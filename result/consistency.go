@@ -13,7 +13,14 @@ import (
 type Consistency struct {
 	// Tiers is indexed by tao.Tier: client_cache, tao, db.
 	Tiers [tao.NumTiers]TierStats
+	// Replica is what the read replicas served (--replica; JSON tier
+	// "db_replica"), nil for a run without replicas. The db tier then
+	// counts the reads the primary served.
+	Replica *TierStats
 }
+
+// ReplicaTier is the name of Consistency.Replica among the tiers.
+const ReplicaTier = "db_replica"
 
 // TierStats are one tier's reads.
 type TierStats struct {
@@ -56,22 +63,31 @@ func (c *Consistency) Merge(o *Consistency) {
 		return
 	}
 	for i := range c.Tiers {
-		t, u := &c.Tiers[i], &o.Tiers[i]
-		t.Drawn += u.Drawn
-		t.Lookups += u.Lookups
-		t.Hits += u.Hits
-		t.Errors += u.Errors
-		t.Served += u.Served
-		t.Stale += u.Stale
-		if t.Latency == nil {
-			t.Latency = &metrics.Series{}
-		}
-		if t.Age == nil {
-			t.Age = &metrics.Series{}
-		}
-		t.Latency.Merge(u.Latency)
-		t.Age.Merge(u.Age)
+		c.Tiers[i].merge(&o.Tiers[i])
 	}
+	if o.Replica != nil {
+		if c.Replica == nil {
+			c.Replica = &TierStats{}
+		}
+		c.Replica.merge(o.Replica)
+	}
+}
+
+func (t *TierStats) merge(u *TierStats) {
+	t.Drawn += u.Drawn
+	t.Lookups += u.Lookups
+	t.Hits += u.Hits
+	t.Errors += u.Errors
+	t.Served += u.Served
+	t.Stale += u.Stale
+	if t.Latency == nil {
+		t.Latency = &metrics.Series{}
+	}
+	if t.Age == nil {
+		t.Age = &metrics.Series{}
+	}
+	t.Latency.Merge(u.Latency)
+	t.Age.Merge(u.Age)
 }
 
 // mergeConsistency returns a + b, either may be nil (no tiers).
@@ -117,25 +133,39 @@ func consistencyJSON(c *Consistency) (jsonConsistencyExperiment, error) {
 	}
 	x := &jsonConsistency{Tiers: map[string]jsonTier{}}
 	for i := range c.Tiers {
-		t := &c.Tiers[i]
 		name := tao.Tier(i).String()
-		lat, age := orEmpty(t.Latency), orEmpty(t.Age)
-		ld, err := lat.Data("consistency " + name + " latency")
+		j, err := c.Tiers[i].json(name)
 		if err != nil {
 			return jsonConsistencyExperiment{}, err
 		}
-		ad, err := age.Data("consistency " + name + " stale age")
+		x.Tiers[name] = j
+	}
+	if c.Replica != nil {
+		j, err := c.Replica.json(ReplicaTier)
 		if err != nil {
 			return jsonConsistencyExperiment{}, err
 		}
-		x.Tiers[name] = jsonTier{
-			Drawn: t.Drawn, Lookups: t.Lookups, Hits: t.Hits, HitRatio: t.HitRatio(), Errors: t.Errors,
-			Served: t.Served, Stale: t.Stale, StaleShare: t.StaleShare(),
-			LatencyUS: jsonLatency(lat.Stats()), StaleAgeUS: jsonLatency(age.Stats()),
-			LatencyHistogram: ld, AgeHistogram: ad,
-		}
+		x.Tiers[ReplicaTier] = j
 	}
 	return jsonConsistencyExperiment{Consistency: x}, nil
+}
+
+func (t *TierStats) json(name string) (jsonTier, error) {
+	lat, age := orEmpty(t.Latency), orEmpty(t.Age)
+	ld, err := lat.Data("consistency " + name + " latency")
+	if err != nil {
+		return jsonTier{}, err
+	}
+	ad, err := age.Data("consistency " + name + " stale age")
+	if err != nil {
+		return jsonTier{}, err
+	}
+	return jsonTier{
+		Drawn: t.Drawn, Lookups: t.Lookups, Hits: t.Hits, HitRatio: t.HitRatio(), Errors: t.Errors,
+		Served: t.Served, Stale: t.Stale, StaleShare: t.StaleShare(),
+		LatencyUS: jsonLatency(lat.Stats()), StaleAgeUS: jsonLatency(age.Stats()),
+		LatencyHistogram: ld, AgeHistogram: ad,
+	}, nil
 }
 
 func orEmpty(s *metrics.Series) *metrics.Series {
@@ -156,25 +186,40 @@ func consistencyFromJSON(x jsonConsistencyExperiment, e *Experiment) error {
 		if !ok {
 			return fmt.Errorf("consistency: no tier %s", name)
 		}
-		lat, err := metrics.SeriesFromData("consistency "+name+" latency", t.LatencyHistogram)
+		s, err := t.stats(name)
 		if err != nil {
 			return err
 		}
-		age, err := metrics.SeriesFromData("consistency "+name+" stale age", t.AgeHistogram)
+		c.Tiers[i] = s
+	}
+	if t, ok := x.Consistency.Tiers[ReplicaTier]; ok {
+		s, err := t.stats(ReplicaTier)
 		if err != nil {
 			return err
 		}
-		switch {
-		case t.Hits > t.Lookups || t.Stale > t.Served || t.Hits < 0 || t.Errors < 0 || t.Stale < 0 || t.Drawn < 0:
-			return fmt.Errorf("consistency %s: drawn %d, lookups %d, hits %d, errors %d, served %d, stale %d do not hang together",
-				name, t.Drawn, t.Lookups, t.Hits, t.Errors, t.Served, t.Stale)
-		case lat.Count() != t.Served || age.Count() != t.Stale:
-			return fmt.Errorf("consistency %s: %d reads served and %d stale, but the histograms hold %d and %d",
-				name, t.Served, t.Stale, lat.Count(), age.Count())
-		}
-		c.Tiers[i] = TierStats{Drawn: t.Drawn, Lookups: t.Lookups, Hits: t.Hits, Errors: t.Errors,
-			Served: t.Served, Stale: t.Stale, Latency: lat, Age: age}
+		c.Replica = &s
 	}
 	e.Consistency = c
 	return nil
+}
+
+func (t jsonTier) stats(name string) (TierStats, error) {
+	lat, err := metrics.SeriesFromData("consistency "+name+" latency", t.LatencyHistogram)
+	if err != nil {
+		return TierStats{}, err
+	}
+	age, err := metrics.SeriesFromData("consistency "+name+" stale age", t.AgeHistogram)
+	if err != nil {
+		return TierStats{}, err
+	}
+	switch {
+	case t.Hits > t.Lookups || t.Stale > t.Served || t.Hits < 0 || t.Errors < 0 || t.Stale < 0 || t.Drawn < 0:
+		return TierStats{}, fmt.Errorf("consistency %s: drawn %d, lookups %d, hits %d, errors %d, served %d, stale %d do not hang together",
+			name, t.Drawn, t.Lookups, t.Hits, t.Errors, t.Served, t.Stale)
+	case lat.Count() != t.Served || age.Count() != t.Stale:
+		return TierStats{}, fmt.Errorf("consistency %s: %d reads served and %d stale, but the histograms hold %d and %d",
+			name, t.Served, t.Stale, lat.Count(), age.Count())
+	}
+	return TierStats{Drawn: t.Drawn, Lookups: t.Lookups, Hits: t.Hits, Errors: t.Errors,
+		Served: t.Served, Stale: t.Stale, Latency: lat, Age: age}, nil
 }

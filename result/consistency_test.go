@@ -57,6 +57,8 @@ func TestConsistencyRoundTripAndMerge(t *testing.T) {
 	b.Tiers[tao.TierClientCache] = tierStats(30, 6, time.Millisecond, 900*time.Millisecond)
 	b.Tiers[tao.TierTAO] = tierStats(1, 1, 2*time.Millisecond, 50*time.Millisecond)
 	b.Tiers[tao.TierDB] = tierStats(0, 0, 0, 0)
+	r := tierStats(50, 7, 3*time.Millisecond, 40*time.Millisecond)
+	b.Replica = &r
 
 	da, db := consistencyDoc(t, 1, a), consistencyDoc(t, 2, b)
 	got := da.Experiments[0].Consistency
@@ -87,6 +89,17 @@ func TestConsistencyRoundTripAndMerge(t *testing.T) {
 	}
 	if x := mc.Tiers[tao.TierTAO]; x.Stale != 1 || x.Served != 21 {
 		t.Errorf("merged tao tier: %+v; want 21 served, 1 stale", x)
+	}
+	// The replicas' figures (db_replica): absent from a run without
+	// replicas, read back and merged when a driver had them.
+	if got.Replica != nil {
+		t.Errorf("a run without replicas read back replica figures %+v", *got.Replica)
+	}
+	if x := db.Experiments[0].Consistency.Replica; x == nil || x.Served != 50 || x.Stale != 7 || x.Age.Stats() != r.Age.Stats() {
+		t.Errorf("replica figures read back as %+v; wrote %+v", x, r)
+	}
+	if x := mc.Replica; x == nil || x.Served != 50 || x.Stale != 7 || x.Age.Count() != 7 {
+		t.Errorf("merged replica figures %+v; want 50 served, 7 stale", x)
 	}
 
 	// A run without tiers writes null and reads back nil.

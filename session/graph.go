@@ -47,12 +47,16 @@ func (s *Session) Graph(ctx context.Context, spec GraphSpec) (*graph.Graph, *wor
 		}
 		return g, w, nil
 	}
-	if err := db.Setup(ctx, false); err != nil {
-		return nil, nil, setupErr(n, err)
+	if !s.opts.ReadOnly {
+		if err := db.Setup(ctx, false); err != nil {
+			return nil, nil, setupErr(n, err)
+		}
 	}
 	g, loaded, err := bulkload.Loaded(ctx, db)
 	graphOf := w
 	switch {
+	case s.opts.ReadOnly && err != nil:
+		return nil, nil, badInput("%s: replica %s: %v: load the graph on the primary (taobench load --db PRIMARY) and let the replica replay it", n, s.url, err)
 	case errors.Is(err, bulkload.ErrNoGraph):
 		if d := s.opts.Split.Driver; d.Many() {
 			return nil, nil, badInput("%s: --driver %s: %s holds no graph, and drivers do not load one (each would load all of it): load it first, once (taobench load) or in parts (taobench load --driver I/N), then start the drivers", n, d, s.url)

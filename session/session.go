@@ -86,6 +86,10 @@ type Options struct {
 	// MustExist opens only a database that exists: commands that read
 	// what a database holds (info, check) never create one.
 	MustExist bool
+	// ReadOnly opens a read replica as the session's database (run
+	// --replica without --db): nothing is created or written on it (no
+	// setup, no load, no run number reserved), and only reads run.
+	ReadOnly bool
 	// Live, when set, gets the session's load progress and, unless an
 	// experiment's run.Config gives its own, every experiment's requests:
 	// Prometheus metrics while the session works. The caller closes it.
@@ -119,7 +123,7 @@ func Open(ctx context.Context, url string, opts Options) (*Session, error) {
 		}
 		opts.Live = srv
 	}
-	st, err := store.Default.Open(ctx, url, store.Options{Clients: opts.Clients, MustExist: opts.MustExist})
+	st, err := store.Default.Open(ctx, url, store.Options{Clients: opts.Clients, MustExist: opts.MustExist || opts.ReadOnly})
 	if err != nil {
 		if opts.MetricsAddr != "" {
 			opts.Live.Close()

@@ -3,12 +3,15 @@ package session
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"time"
 
 	"github.com/taobench/taobench/fleet"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
 )
 
 // Split is this process's part of a run split across driver processes
@@ -85,6 +88,9 @@ func (s *Session) ReserveRun(ctx context.Context, k int) (int64, error) {
 		return 0, nil
 	}
 	sp := s.opts.Split
+	if s.opts.ReadOnly {
+		return readOnlyRun(sp.RunID, k), nil
+	}
 	var (
 		n   int64
 		err error
@@ -217,4 +223,17 @@ func ParseLoadPart(s string) (fleet.Driver, error) {
 		return d, badInput("load: %v", err)
 	}
 	return d, nil
+}
+
+// readOnlyRun is the run number of experiment k on a replica, where none
+// can be reserved: the run's reads create no ids, so it only names the
+// experiment's keys in the tao tier, shared by the drivers of a run with
+// an id and random otherwise.
+func readOnlyRun(id string, k int) int64 {
+	if id == "" {
+		return 1 + rand.Int64N(1<<tao.RunBits-1)
+	}
+	h := fnv.New64a()
+	h.Write([]byte(fleet.RunKey(id, k)))
+	return 1 + int64(h.Sum64()%(1<<tao.RunBits-1))
 }

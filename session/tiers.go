@@ -2,20 +2,28 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/tier"
+	"github.com/taobench/taobench/workload"
 )
 
 // TierSpec is run's read tiers as the command line gives them
-// (docs/tiers.md): --cache, --client-cache-ttl, --client-cache-size. The
-// zero value puts nothing before the database.
+// (docs/tiers.md): --cache, --client-cache-ttl, --client-cache-size,
+// --replica. The zero value puts nothing before the database.
 type TierSpec struct {
 	Cache string
 	TTL   time.Duration
 	Size  int
+	// Replicas are the URLs of read replicas of the database: the
+	// database tier's reads go to them. A session opened ReadOnly is
+	// on Replicas[0] itself.
+	Replicas []string
 }
 
 // DefaultClientCacheSize is the client cache's bound when only its TTL is
@@ -46,11 +54,39 @@ func (t TierSpec) Options(clients int) (tier.Options, error) {
 // itself. Call close when the run is over.
 func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *result.Run) (front store.Store, close func(), err error) {
 	opts, err := t.Options(clients)
-	if err != nil || !opts.Enabled() {
+	if err != nil || (!opts.Enabled() && len(t.Replicas) == 0) {
 		return s.st, func() {}, err
 	}
-	ts, err := tier.Open(ctx, s.st, opts)
+	primary, urls := s.st, t.Replicas
+	if s.opts.ReadOnly {
+		primary, urls = nil, t.Replicas[1:]
+		opts.Replicas = append(opts.Replicas, s.st)
+	}
+	var opened []store.Store
+	closeReps := func() {
+		for _, r := range opened {
+			r.Close()
+		}
+	}
+	for _, u := range urls {
+		r, err := store.Default.Open(ctx, u, store.Options{Clients: clients, MustExist: true})
+		if err != nil {
+			closeReps()
+			return nil, nil, badInput("run: --replica: %v", err)
+		}
+		opened = append(opened, r)
+		opts.Replicas = append(opts.Replicas, r)
+		if err := s.sameGraph(ctx, r, u); err != nil {
+			closeReps()
+			return nil, nil, err
+		}
+	}
+	if n := len(opts.Replicas); n > 0 {
+		s.sink.Note(fmt.Sprintf("note: the database tier's reads go to %d replica(s) in turn; writes to %s", n, primaryName(primary, s.url)))
+	}
+	ts, err := tier.Open(ctx, primary, opts)
 	if err != nil {
+		closeReps()
 		return nil, nil, badInput("run: %v", err)
 	}
 	for _, n := range ts.Notes() {
@@ -63,5 +99,60 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 		}
 	}
 	info.NotApplied = kept
-	return ts.Front(), func() { ts.Close() }, nil
+	return ts.Front(), func() { ts.Close(); closeReps() }, nil
+}
+
+func primaryName(primary store.Store, url string) string {
+	if primary == nil {
+		return "none (a read-only workload)"
+	}
+	return "the primary " + url
+}
+
+// Alone reports whether the run reads from its replicas alone: replicas
+// given and no primary (dbGiven false). Such a run cannot write, so w must
+// be read-only; its error is an InputError naming the fix.
+func (t TierSpec) Alone(dbGiven bool, w *workload.Workload) (bool, error) {
+	if len(t.Replicas) == 0 || dbGiven {
+		return false, nil
+	}
+	for i, c := range w.Requests.Values {
+		if (c == tao.Write || c == tao.WriteTxn) && w.Requests.Weights[i] > 0 {
+			return false, badInput("run: --replica without --db: workload %s writes (%s %g%% of requests), and a replica takes no writes: give the primary with --db, or a workload of reads only", w.Name, c, 100*w.Requests.Weights[i]/sum(w.Requests.Weights))
+		}
+	}
+	return true, nil
+}
+
+func sum(ws []float64) float64 {
+	var n float64
+	for _, w := range ws {
+		n += w
+	}
+	return n
+}
+
+// sameGraph checks that replica r (of URL u) holds the graph the
+// session's database holds: a replica of another database, or one that
+// has not replayed the load yet, would answer reads of another graph.
+func (s *Session) sameGraph(ctx context.Context, r store.Store, u string) error {
+	pdb, ok := s.Database()
+	rdb, rok := r.(store.Database)
+	if !ok || !rok {
+		return nil
+	}
+	want, err := pdb.Meta(ctx)
+	if err != nil {
+		return fmt.Errorf("run: reading the graph record of %s: %w", s.url, err)
+	}
+	got, err := rdb.Meta(ctx)
+	if err != nil {
+		return badInput("run: --replica %s: reading its graph record: %v", store.Redact(u), err)
+	}
+	for _, k := range []string{"format_version", "edges", "seed", "graph_hash", "shards", "nodes", graph.MetaState} {
+		if got[k] != want[k] {
+			return badInput("run: --replica %s holds another graph than %s (%s %q there, %q on the primary): give a replica of --db, or wait until it has replayed the load", store.Redact(u), s.url, k, got[k], want[k])
+		}
+	}
+	return nil
 }

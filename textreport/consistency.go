@@ -19,21 +19,30 @@ func writeConsistency(b *strings.Builder, c *result.Consistency) {
 	for i := range c.Tiers {
 		served += c.Tiers[i].Served
 	}
+	if c.Replica != nil {
+		served += c.Replica.Served
+	}
 	b.WriteString("read tiers (drawn; served, share; hit ratio; stale, share, age p50/p99/max ms; latency p50/p99 ms):\n")
 	for i := range c.Tiers {
-		t := &c.Tiers[i]
-		lat, age := orZero(t.Latency), orZero(t.Age)
-		share := 0.0
-		if served > 0 {
-			share = 100 * float64(t.Served) / float64(served)
-		}
-		fmt.Fprintf(b, "  %-12s drawn %d; served %d, %.2f%%; hits %.2f%% of %d lookups", tao.Tier(i), t.Drawn, t.Served, share, 100*t.HitRatio(), t.Lookups)
-		if t.Errors > 0 {
-			fmt.Fprintf(b, " (%d errors)", t.Errors)
-		}
-		fmt.Fprintf(b, "; stale %d, %.3f%%, age %.3f/%.3f/%.3f; latency %.3f/%.3f\n", t.Stale, 100*t.StaleShare(),
-			age.P50/1000, age.P99/1000, age.Max/1000, lat.P50/1000, lat.P99/1000)
+		writeTier(b, tao.Tier(i).String(), &c.Tiers[i], served)
 	}
+	if c.Replica != nil {
+		writeTier(b, result.ReplicaTier, c.Replica, served)
+	}
+}
+
+func writeTier(b *strings.Builder, name string, t *result.TierStats, served int64) {
+	lat, age := orZero(t.Latency), orZero(t.Age)
+	share := 0.0
+	if served > 0 {
+		share = 100 * float64(t.Served) / float64(served)
+	}
+	fmt.Fprintf(b, "  %-12s drawn %d; served %d, %.2f%%; hits %.2f%% of %d lookups", name, t.Drawn, t.Served, share, 100*t.HitRatio(), t.Lookups)
+	if t.Errors > 0 {
+		fmt.Fprintf(b, " (%d errors)", t.Errors)
+	}
+	fmt.Fprintf(b, "; stale %d, %.3f%%, age %.3f/%.3f/%.3f; latency %.3f/%.3f\n", t.Stale, 100*t.StaleShare(),
+		age.P50/1000, age.P99/1000, age.Max/1000, lat.P50/1000, lat.P99/1000)
 }
 
 func orZero(s *metrics.Series) metrics.LatencyStats {

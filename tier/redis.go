@@ -141,17 +141,6 @@ func (t *taoTier) put(ctx context.Context, ns string, k key, e entry) error {
 	return err
 }
 
-// invalidate deletes the entries of keys (a list's hash with all its
-// fields), as TAO's leader invalidates after a write commits.
-func (t *taoTier) invalidate(ctx context.Context, ns string, keys []key) error {
-	names := make([]string, 0, len(keys))
-	for _, k := range keys {
-		name, _ := redisKey(ns, k)
-		names = append(names, name)
-	}
-	return t.c.Del(ctx, names...).Err()
-}
-
 // bound describes the server's size bound, for a note: Redis's maxmemory
 // and policy, or that it has none.
 func (t *taoTier) bound(ctx context.Context) string {

@@ -114,6 +114,16 @@ type traces struct {
 
 func (x *traces) add(r tier.Read) { x.mu.Lock(); x.list = append(x.list, r); x.mu.Unlock() }
 func (x *traces) last() tier.Read { x.mu.Lock(); defer x.mu.Unlock(); return x.list[len(x.list)-1] }
+func (x *traces) len() int        { x.mu.Lock(); defer x.mu.Unlock(); return len(x.list) }
+
+// after waits (a second at most) until more than n reads were traced:
+// with a shared log they are classed off the request path.
+func (x *traces) after(n int) tier.Read {
+	for deadline := time.Now().Add(time.Second); x.len() <= n && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	return x.last()
+}
 
 func exec(st store.Store, r tao.Request) tao.Result {
 	var res tao.Result
@@ -143,8 +153,9 @@ func TestTiersHitsAndFallThrough(t *testing.T) {
 	}
 	step := func(what string, tier tao.Tier, served tao.Tier, version int64, stale bool) {
 		t.Helper()
+		n := tr.len()
 		res := exec(ts, withTier(read, tier))
-		got := tr.last()
+		got := tr.after(n)
 		if got.Served != served || res.Ops[0].Version != version || got.Stale != stale || res.Outcome != tao.OK {
 			t.Errorf("%s: served by %v, version %d, stale %v, outcome %v; want %v, %d, %v, ok", what, got.Served, res.Ops[0].Version, got.Stale, res.Outcome, served, version, stale)
 		}
@@ -379,4 +390,78 @@ func TestClientCacheStaleReadsVerified(t *testing.T) {
 	}
 	t.Logf("client cache: %d served, %d hits of %d lookups, %d stale (p50 age %.0f µs, max %.0f µs)",
 		c.Served, c.Hits, c.Lookups, c.Stale, c.Age.Stats().P50, c.Age.Stats().Max)
+}
+
+// Two driver processes share the tao tier's Redis: one writes, the other
+// reads through its client cache. The reader's own log holds none of the
+// writer's writes, so without the shared log none of its stale reads is
+// seen; with it each is, and each is confirmed by the writer's log.
+func TestSharedLogAcrossProcesses(t *testing.T) {
+	w := builtin(t, "o")
+	db, g := sqliteGraph(t, w, 2000)
+	ctx := context.Background()
+	cache := sharedRedis(t)
+	rec := &recorder{Store: db, writes: map[int64][][2]time.Time{}}
+	writer, err := tier.Open(ctx, rec, tier.Options{Cache: cache, Clients: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	var shared, alone traces
+	reader, err := tier.Open(ctx, db, tier.Options{Cache: cache, ClientCacheTTL: time.Minute, ClientCacheSize: 1000, Clients: 2, Trace: shared.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	lonely, err := tier.Open(ctx, db, tier.Options{ClientCacheTTL: time.Minute, ClientCacheSize: 1000, Trace: alone.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lonely.Close()
+	now := time.Now()
+	for _, s := range []*tier.Store{writer, reader, lonely} {
+		s.BeginExperiment(g.Seed(), 5, now, now.Add(time.Hour))
+	}
+	reads := requests(t, w, g, 20, singleRead(tao.ObjRead))
+	for _, r := range reads {
+		exec(reader, withTier(r, tao.TierClientCache))
+		exec(lonely, withTier(r, tao.TierClientCache))
+	}
+	for _, r := range reads {
+		upd := tao.Request{Class: tao.Write, Tier: tao.TierDB, Ops: []tao.Op{{Kind: tao.ObjUpdate, ID1: r.Ops[0].ID1, Time: 1}}}
+		if res := exec(writer, upd); res.Outcome != tao.OK || !res.Ops[0].Found {
+			t.Fatalf("update of %d: %v %v", r.Ops[0].ID1, res.Outcome, res.Err)
+		}
+	}
+	time.Sleep(2 * time.Millisecond)
+	n, m := shared.len(), alone.len()
+	for _, r := range reads {
+		exec(reader, withTier(r, tao.TierClientCache))
+		exec(lonely, withTier(r, tao.TierClientCache))
+	}
+	c := reader.EndExperiment().Tiers[tao.TierClientCache]
+	l := lonely.EndExperiment().Tiers[tao.TierClientCache]
+	if l.Stale != 0 {
+		t.Errorf("a reader with its own log alone classed %d reads stale; it knows of no write", l.Stale)
+	}
+	if int(c.Stale) != len(reads) {
+		t.Errorf("with the shared log %d of %d reads of updated objects from the client cache are stale; want all", c.Stale, len(reads))
+	}
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if len(shared.list) < n+len(reads) || alone.len() < m+len(reads) {
+		t.Fatalf("traced %d and %d reads after the writes; want %d each", len(shared.list)-n, alone.len()-m, len(reads))
+	}
+	for _, x := range shared.list[n:] {
+		if !x.Stale {
+			continue
+		}
+		ok := false
+		for _, wr := range rec.writes[x.Op.ID1] {
+			ok = ok || (wr[0].After(x.Basis) && wr[1].Before(x.Begin))
+		}
+		if !ok {
+			t.Errorf("object %d classed stale, but the writer's log has no write between %v and %v", x.Op.ID1, x.Basis, x.Begin)
+		}
+	}
 }

@@ -12,6 +12,7 @@ package tier
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -36,6 +37,16 @@ type Options struct {
 	Clients int
 	// LogKeys bounds the commit log; 0: DefaultLogKeys.
 	LogKeys int
+	// Replicas are read replicas of the database: the database tier's
+	// reads (and the caches' fills) go to them in turn, writes to the
+	// database (replica.go). With replicas the database may be nil: then
+	// a write fails, and nothing is stale (the run writes nothing).
+	Replicas []store.Store
+	// HeartbeatEvery is how often the replicas' heartbeat writes on the
+	// database (0: DefaultHeartbeat); HeartbeatID its object
+	// (0: HeartbeatID()).
+	HeartbeatEvery time.Duration
+	HeartbeatID    int64
 	// Trace, when set, sees every read a tier answered (tests check the
 	// staleness classification with it); it must be safe for concurrent use.
 	Trace func(Read)
@@ -46,6 +57,8 @@ type Read struct {
 	Op     tao.Op
 	Result tao.OpResult
 	Served tao.Tier
+	// Replica: a replica served it (Served is then TierDB).
+	Replica bool
 	// Basis is when the database read behind the answer returned; Begin
 	// when this read began. Stale and Age are the classification.
 	Basis, Begin time.Time
@@ -59,17 +72,25 @@ const DefaultLogKeys = 1 << 20
 
 // Enabled reports whether o configures any tier.
 func (o Options) Enabled() bool {
-	return o.Cache != "" || (o.ClientCacheTTL > 0 && o.ClientCacheSize > 0)
+	return o.Cache != "" || (o.ClientCacheTTL > 0 && o.ClientCacheSize > 0) || len(o.Replicas) > 0
 }
 
 // Store is a store.Store with read tiers in front of db.
 type Store struct {
-	db    store.Store
-	csc   *csc     // nil: no client_cache tier
-	tao   *taoTier // nil: no tao tier
+	db    store.Store // the primary; nil: replicas alone
+	csc   *csc        // nil: no client_cache tier
+	tao   *taoTier    // nil: no tao tier
 	log   *commitLog
 	trace func(Read)
 	notes []string
+
+	reps      []*replica
+	next      atomic.Uint64 // round robin over reps
+	hb        *heartbeat    // nil: no replica, or no primary
+	shared    *shared       // nil: no tao tier, reads classed at once
+	stop      context.CancelFunc
+	stopWG    sync.WaitGroup
+	closeOnce sync.Once
 
 	// exp is the experiment being measured (BeginExperiment); nil before.
 	exp atomic.Pointer[experiment]
@@ -78,9 +99,18 @@ type Store struct {
 // experiment is one experiment's namespace, window and figures.
 type experiment struct {
 	ns           string // Redis key prefix
+	logNS        string // the shared commit log's key prefix
 	measure, end int64  // Unix ns: reads that begin in [measure, end) count
 	mu           sync.Mutex
 	c            result.Consistency
+}
+
+// replica returns the replicas' figures; x.mu is held.
+func (x *experiment) replica() *result.TierStats {
+	if x.c.Replica == nil {
+		x.c.Replica = &result.TierStats{Latency: &metrics.Series{}, Age: &metrics.Series{}}
+	}
+	return x.c.Replica
 }
 
 // Open puts the tiers of opts in front of db. It connects to Redis and
@@ -93,6 +123,12 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 	if opts.ClientCacheTTL < 0 || opts.ClientCacheSize < 0 {
 		return nil, fmt.Errorf("client cache: TTL %v and size %d; give a positive TTL and size (entries), or neither", opts.ClientCacheTTL, opts.ClientCacheSize)
 	}
+	switch {
+	case db == nil && len(opts.Replicas) == 0:
+		return nil, fmt.Errorf("no database and no replica")
+	case opts.HeartbeatEvery < 0:
+		return nil, fmt.Errorf("replica heartbeat every %v: give a positive duration", opts.HeartbeatEvery)
+	}
 	if opts.ClientCacheTTL > 0 && opts.ClientCacheSize > 0 {
 		s.csc = newCSC(opts.ClientCacheTTL, opts.ClientCacheSize)
 	}
@@ -104,7 +140,30 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		s.tao = t
 		s.notes = append(s.notes, "tao tier on "+store.Redact(opts.Cache)+": "+t.bound(ctx))
 	}
-	s.exp.Store(&experiment{ns: s.namespace(0, 0)})
+	for _, r := range opts.Replicas {
+		s.reps = append(s.reps, &replica{st: r})
+	}
+	s.exp.Store(s.newExperiment(0, 0, 0, 0))
+	var bg context.Context
+	bg, s.stop = context.WithCancel(context.WithoutCancel(ctx))
+	if s.tao != nil {
+		s.shared = &shared{t: s.tao, wake: make(chan struct{}, 1)}
+		s.stopWG.Add(1)
+		go func() { defer s.stopWG.Done(); s.classify(bg) }()
+	}
+	if len(s.reps) > 0 && db != nil {
+		s.hb = &heartbeat{primary: db, id: cmp.Or(opts.HeartbeatID, HeartbeatID()), every: cmp.Or(opts.HeartbeatEvery, DefaultHeartbeat)}
+		s.hb.sync(ctx)
+		if s.hb.last == 0 {
+			s.Close()
+			return nil, fmt.Errorf("replica heartbeat: cannot write object %d on the database", s.hb.id)
+		}
+		s.stopWG.Add(1 + len(s.reps))
+		go func() { defer s.stopWG.Done(); s.hb.run(bg) }()
+		for _, r := range s.reps {
+			go func() { defer s.stopWG.Done(); s.poll(bg, r) }()
+		}
+	}
 	return s, nil
 }
 
@@ -118,18 +177,34 @@ func (s *Store) namespace(graphSeed uint64, run int64) string {
 // Notes say how the tiers opened, such as the Redis size bound.
 func (s *Store) Notes() []string { return s.notes }
 
-// Close closes the Redis client; the database is its owner's to close.
+// Close stops the heartbeat (removing its object), the pollers and the
+// classifier, and closes the Redis client; the database and replicas are
+// their owner's to close. Closing again does nothing.
 func (s *Store) Close() error {
-	if s.tao != nil {
-		return s.tao.c.Close()
-	}
-	return nil
+	var err error
+	s.closeOnce.Do(func() {
+		s.stop()
+		s.stopWG.Wait()
+		if s.hb != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			s.hb.remove(ctx)
+			cancel()
+		}
+		if s.tao != nil {
+			err = s.tao.c.Close()
+		}
+	})
+	return err
 }
 
 // Front is s as the runner should see it: a store.StatsReader when the
 // database is one, so an experiment's resources still show its server.
 func (s *Store) Front() store.Store {
-	if r, ok := s.db.(store.StatsReader); ok {
+	db := s.db
+	if db == nil {
+		db = s.reps[0].st
+	}
+	if r, ok := db.(store.StatsReader); ok {
 		return withStats{s, r}
 	}
 	return s
@@ -148,18 +223,35 @@ func (w withStats) ServerStats(ctx context.Context) (store.ServerStats, error) {
 // with the Redis keys of this graph and run number: the drivers of a run
 // share them and every other run starts cold.
 func (s *Store) BeginExperiment(graphSeed uint64, run int64, measure, end time.Time) {
-	s.exp.Store(&experiment{ns: s.namespace(graphSeed, run), measure: measure.UnixNano(), end: end.UnixNano()})
+	s.exp.Store(s.newExperiment(graphSeed, run, measure.UnixNano(), end.UnixNano()))
+}
+
+func (s *Store) newExperiment(graphSeed uint64, run int64, measure, end int64) *experiment {
+	x := &experiment{ns: s.namespace(graphSeed, run), measure: measure, end: end}
+	if s.tao != nil {
+		x.logNS = s.tao.logNamespace(graphSeed)
+	}
+	return x
 }
 
 // EndExperiment returns what the tiers served since BeginExperiment.
 func (s *Store) EndExperiment() *result.Consistency {
 	x := s.exp.Load()
+	s.settle(x)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.c
 	for i := range c.Tiers {
 		t := &c.Tiers[i]
 		t.Latency, t.Age = orNew(t.Latency).Clone(), orNew(t.Age).Clone()
+	}
+	if len(s.reps) > 0 {
+		r := result.TierStats{}
+		if c.Replica != nil {
+			r = *c.Replica
+		}
+		r.Latency, r.Age = orNew(r.Latency).Clone(), orNew(r.Age).Clone()
+		c.Replica = &r
 	}
 	return &c
 }
@@ -190,12 +282,15 @@ type trace struct {
 	drawn, served tao.Tier
 	looked, hit   [tao.NumTiers]bool
 	failed        [tao.NumTiers]bool
-	answered      bool // a tier answered (not an error or timeout)
-	stale         bool
-	age           time.Duration
+	answered      bool     // a tier answered (not an error or timeout)
+	replica       *replica // the replica that served it, if one did
 }
 
 func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
+	if s.db == nil {
+		res.Outcome, res.Err = tao.Error, errNoPrimary
+		return
+	}
 	start := time.Now().UnixNano()
 	s.db.Exec(ctx, req, res)
 	end := time.Now().UnixNano()
@@ -211,14 +306,15 @@ func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
 	for _, k := range changed {
 		s.log.add(k, start, end)
 	}
-	if s.tao != nil && len(invalid) > 0 {
+	if s.tao != nil && len(invalid)+len(changed) > 0 {
 		// After the commit, even when the request's context has ended:
-		// an invalidation left undone would leave the entry stale.
+		// an invalidation left undone would leave the entry stale. The
+		// shared log learns of the write in the same round trip.
+		x := s.exp.Load()
 		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		err := s.tao.invalidate(ictx, s.exp.Load().ns, invalid)
+		err := s.tao.commit(ictx, x.ns, invalid, x.logNS, changed, start, end)
 		cancel()
 		if err != nil {
-			x := s.exp.Load()
 			if x.in(start) {
 				x.mu.Lock()
 				x.c.Tiers[tao.TierTAO].Errors++
@@ -262,8 +358,10 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 		e.answer(op, res)
 		tr.answered = true
 	} else {
-		tr.looked[tao.TierDB] = true
-		if e, ok = s.fetch(ctx, req, res); ok {
+		db, rep := s.reader()
+		tr.replica = rep
+		tr.looked[tao.TierDB] = rep == nil
+		if e, ok = s.fetch(ctx, db, req, res); ok {
 			tr.answered = true
 			if useTAO {
 				tr.failed[tao.TierTAO] = s.tao.put(ctx, x.ns, ck, e) != nil || tr.failed[tao.TierTAO]
@@ -273,27 +371,29 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 			}
 		}
 	}
-	tr.hit[tr.served] = tr.answered
+	tr.hit[tr.served] = tr.answered && tr.replica == nil
+	took := time.Since(begin)
 	if tr.answered {
-		var age int64
-		tr.stale, age = s.log.stale(logKey(op), e.basis, begin.UnixNano())
-		tr.age = time.Duration(age)
-		if s.trace != nil {
-			s.trace(Read{Op: *op, Result: res.Ops[0], Served: tr.served, Basis: time.Unix(0, e.basis), Begin: begin,
-				Stale: tr.stale, Age: tr.age})
+		j := judged{x: x, op: *op, r: res.Ops[0], served: tr.served, replica: tr.replica != nil && tr.served == tao.TierDB,
+			basis: e.basis, begin: begin.UnixNano(), logNS: x.logNS}
+		if j.replica && s.hb != nil {
+			// The replica's basis is known once a poll begins after it returned.
+			tr.replica.wait(pendingRead{j: j, ret: e.basis})
+		} else {
+			s.judge(j)
 		}
 	}
-	x.record(&tr, begin, time.Since(begin))
+	x.record(&tr, begin, took)
 }
 
 // fetch runs a read op on the database and returns the entry to cache; ok
 // is false when the database did not answer. A range read also counts the
 // list, in the same read transaction, so that the list's size is cached
 // and later range reads are served from it.
-func (s *Store) fetch(ctx context.Context, req *tao.Request, res *tao.Result) (entry, bool) {
+func (s *Store) fetch(ctx context.Context, db store.Store, req *tao.Request, res *tao.Result) (entry, bool) {
 	op := &req.Ops[0]
 	if op.Kind != tao.EdgeRangeRead {
-		s.db.Exec(ctx, req, res)
+		db.Exec(ctx, req, res)
 		basis := time.Now().UnixNano()
 		if res.Outcome != tao.OK && res.Outcome != tao.NotFound {
 			return entry{}, false
@@ -304,7 +404,7 @@ func (s *Store) fetch(ctx context.Context, req *tao.Request, res *tao.Result) (e
 	fill := tao.Request{Class: tao.ReadTxn, Tier: tao.TierDB, Ops: []tao.Op{*op, {Kind: tao.EdgeCountRead, ID1: op.ID1, Type: op.Type}}}
 	var fr tao.Result
 	fr.Reset(2)
-	s.db.Exec(ctx, &fill, &fr)
+	db.Exec(ctx, &fill, &fr)
 	basis := time.Now().UnixNano()
 	res.Outcome, res.Err = fr.Outcome, fr.Err
 	res.Ops[0] = fr.Ops[0]
@@ -317,12 +417,27 @@ func (s *Store) fetch(ctx context.Context, req *tao.Request, res *tao.Result) (e
 func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) {
 	x := s.exp.Load()
 	begin := time.Now()
-	s.db.Exec(ctx, req, res)
-	tr := trace{drawn: req.Tier, served: tao.TierDB}
-	tr.looked[tao.TierDB] = true
+	db, rep := s.reader()
+	db.Exec(ctx, req, res)
+	tr := trace{drawn: req.Tier, served: tao.TierDB, replica: rep}
+	tr.looked[tao.TierDB] = rep == nil
 	tr.answered = res.Outcome == tao.OK || res.Outcome == tao.NotFound
-	tr.hit[tao.TierDB] = tr.answered
-	x.record(&tr, begin, time.Since(begin)) // fresh: the database answered after it began
+	tr.hit[tao.TierDB] = tr.answered && rep == nil
+	// Fresh from the primary: it answered after the read began. A
+	// replica's transaction is not classed (docs/tiers.md).
+	x.record(&tr, begin, time.Since(begin))
+}
+
+var errNoPrimary = errors.New("a write with replicas alone: give the primary with --db")
+
+// reader is where the database tier's next read goes: the next replica in
+// turn, or the database when there is none.
+func (s *Store) reader() (store.Store, *replica) {
+	if len(s.reps) == 0 {
+		return s.db, nil
+	}
+	r := s.reps[(s.next.Add(1)-1)%uint64(len(s.reps))]
+	return r.st, r
 }
 
 // record counts a read that began at begin and took took, when it began
@@ -349,17 +464,51 @@ func (x *experiment) record(tr *trace, begin time.Time, took time.Duration) {
 			t.Errors++
 		}
 	}
+	if tr.replica != nil && tr.served == tao.TierDB {
+		r := x.replica()
+		r.Lookups++
+		if tr.answered {
+			r.Hits++
+		}
+	}
 	if !tr.answered {
 		return
 	}
 	t := &c.Tiers[tr.served]
-	t.Served++
-	if t.Latency == nil {
-		t.Latency, t.Age = &metrics.Series{}, &metrics.Series{}
+	if tr.replica != nil && tr.served == tao.TierDB {
+		t = x.replica()
 	}
+	t.Served++
+	t.Latency = orNew(t.Latency)
 	t.Latency.Record(took)
-	if tr.stale {
+}
+
+// judge classes an answered read: at once against this process's log, or,
+// with a shared log, soon after against every process's.
+func (s *Store) judge(j judged) {
+	if s.shared != nil && s.shared.enqueue(j) {
+		return
+	}
+	stale, age := s.log.stale(logKey(&j.op), j.basis, j.begin)
+	s.decide(&j, stale, age)
+}
+
+// decide counts a classed read (when it began in its experiment's
+// measured window) and shows it to the trace.
+func (s *Store) decide(j *judged, stale bool, age int64) {
+	if stale && j.x.in(j.begin) {
+		j.x.mu.Lock()
+		t := &j.x.c.Tiers[j.served]
+		if j.replica {
+			t = j.x.replica()
+		}
 		t.Stale++
-		t.Age.Record(tr.age)
+		t.Age = orNew(t.Age)
+		t.Age.Record(time.Duration(age))
+		j.x.mu.Unlock()
+	}
+	if s.trace != nil {
+		s.trace(Read{Op: j.op, Result: j.r, Served: j.served, Replica: j.replica, Basis: time.Unix(0, j.basis),
+			Begin: time.Unix(0, j.begin), Stale: stale, Age: time.Duration(age)})
 	}
 }

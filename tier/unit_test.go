@@ -140,3 +140,38 @@ func TestWrittenKeys(t *testing.T) {
 		t.Errorf("an update that found no row changed %v", changed)
 	}
 }
+
+// The heartbeat's bound: a replica that shows version v lacks v+1, so the
+// end of v+1 bounds its answer; a replica without the object is bounded
+// by the first version known; nothing is claimed for versions unknown.
+func TestHeartbeatBound(t *testing.T) {
+	h := &heartbeat{}
+	if _, ok := h.bound(true, 1); ok {
+		t.Errorf("a bound with no version known")
+	}
+	h.commit(5, 500)
+	h.commit(6, 600)
+	h.commit(8, 800) // 7's outcome was unknown
+	h.commit(6, 650) // a later sight of 6 keeps the earlier end
+	for _, c := range []struct {
+		found bool
+		v     int64
+		want  int64
+		ok    bool
+	}{{true, 4, 500, true}, {true, 5, 600, true}, {true, 6, 0, false}, {true, 7, 800, true}, {true, 8, 0, false}, {true, 2, 0, false}, {false, 0, 500, true}} {
+		got, ok := h.bound(c.found, c.v)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("replica at version %d (found %v): bound %d, %v; want %d, %v", c.v, c.found, got, ok, c.want, c.ok)
+		}
+	}
+	for v := int64(9); v < 9+maxBeats; v++ {
+		h.commit(v, v*100)
+	}
+	if len(h.ends) > maxBeats {
+		t.Errorf("the heartbeat remembers %d versions, more than %d", len(h.ends), maxBeats)
+	}
+	v := int64(maxBeats)
+	if got, ok := h.bound(true, v); !ok || got != (v+1)*100 {
+		t.Errorf("after trimming, a replica at version %d: bound %d, %v; want %d", v, got, ok, (v+1)*100)
+	}
+}

@@ -114,7 +114,14 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		}
 		return logF.WriteMeasured(func(w io.Writer) error { return textreport.WriteHDRLog(w, done) }, done, final)
 	})
-	s, err := openSession(ctx, e, db.url, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, MetricsAddr: outs.metricsAddr})
+	alone, err := ts.Alone(flagx.Given(fs)["db"], w)
+	if err != nil {
+		return err
+	}
+	if alone {
+		db.url = ts.Replicas[0]
+	}
+	s, err := openSession(ctx, e, db.url, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, MetricsAddr: outs.metricsAddr, ReadOnly: alone})
 	if err != nil {
 		return err
 	}

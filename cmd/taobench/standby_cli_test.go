@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +15,10 @@ import (
 // (bench/cluster/postgres, made as an operator makes them: initdb,
 // pg_basebackup -R), a graph loaded on the primary can be inspected on a
 // standby (info, check: they write nothing), and a run pointed at the
-// standby is told it is read-only (exit 2) instead of failing.
+// standby is told it is read-only (exit 2) instead of failing. With
+// --replica the standby serves the run's reads and the primary its writes;
+// with --replica and no --db a read-only workload runs on the standby
+// alone, and one that writes is refused (exit 2).
 func TestCLIStandby(t *testing.T) {
 	urls := testenv.PostgresStandbys(t)
 	primary, standby := urls[0], urls[1]
@@ -36,4 +42,59 @@ func TestCLIStandby(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "hot standby") || !strings.Contains(r.stderr, "point --db at the primary") {
 		t.Errorf("run on the standby: want exit 2 naming the standby and the fix:\n%s", r)
 	}
+
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	cliMust(t, "run", "--db", primary, "--replica", standby, "--replica", urls[2], "--workload", "o", "--threads", "4", "--warmup", "0", "--duration", "2s", "--out", out)
+	tiers := consistencyTiers(t, out)
+	if rep, db := tiers["db_replica"], tiers["db"]; rep.Served == 0 || db.Served != 0 || db.Stale != 0 {
+		t.Errorf("with --replica: the replicas served %d reads, the primary %d (%d stale); want the replicas all", rep.Served, db.Served, db.Stale)
+	}
+
+	// A "replica" holding another graph is refused before the run.
+	other := "sqlite:" + filepath.Join(dir, "other.db")
+	cliMust(t, "load", "--db", other, "--workload", "o", "--edges", "1000")
+	r = cliRun(t, "run", "--db", primary, "--replica", other, "--workload", "o", "--duration", "1s")
+	if r.code != 2 || !strings.Contains(r.stderr, "holds another graph") || !strings.Contains(r.stderr, "give a replica of --db") {
+		t.Errorf("a replica of another graph: want exit 2 naming the fix:\n%s", r)
+	}
+
+	r = cliRun(t, "run", "--replica", standby, "--workload", "o", "--duration", "1s")
+	if r.code != 2 || !strings.Contains(r.stderr, "--replica without --db") || !strings.Contains(r.stderr, "give the primary with --db") {
+		t.Errorf("a writing workload on a replica alone: want exit 2 naming the fix:\n%s", r)
+	}
+	src, err := os.ReadFile("../../workload/builtin/o.workload")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro := strings.Replace(strings.Replace(string(src), "operations read:8387 write:19 read_txn:242 write_txn:1", "operations read:8387 read_txn:242", 1), "name o", "name o_reads", 1)
+	roFile := filepath.Join(dir, "o_reads.workload")
+	if err := os.WriteFile(roFile, []byte(ro), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cliMust(t, "run", "--replica", standby, "--workload", roFile, "--threads", "4", "--warmup", "0", "--duration", "1s", "--out", out)
+	if rep := consistencyTiers(t, out)["db_replica"]; rep.Served == 0 || rep.Stale != 0 {
+		t.Errorf("a read-only workload on the standby alone: %d reads, %d stale; want reads, none stale", rep.Served, rep.Stale)
+	}
+}
+
+// consistencyTiers returns the first experiment's consistency tiers of a
+// results file.
+func consistencyTiers(t *testing.T, path string) map[string]struct{ Served, Stale int64 } {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Experiments []struct {
+			Consistency struct {
+				Tiers map[string]struct{ Served, Stale int64 }
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Experiments) == 0 {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return doc.Experiments[0].Consistency.Tiers
 }

@@ -39,6 +39,20 @@ func PostgresStandbys(t testing.TB) []string {
 	return cluster(t, "postgres", []int{0})
 }
 
+// MariaDBReplicas starts a MariaDB primary and two asynchronous replicas
+// of the test's own on loopback with bench/cluster/mariadb (binary log
+// replication, CHANGE MASTER TO), stops them when the test ends, and
+// returns their URLs, the primary's first.
+func MariaDBReplicas(t testing.TB) []string {
+	t.Helper()
+	for _, f := range []string{"/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db"} {
+		if _, err := os.Stat(f); err != nil {
+			skipOrFail(t, "%s is missing (apt-get install mariadb-server): no replicas", f)
+		}
+	}
+	return cluster(t, "mariadb", []int{0})
+}
+
 // cluster runs bench/cluster/NAME start in a directory of the test's own
 // on a free base port (each offset in offsets, +0..2, free), stops it when
 // the test ends, and returns the 3 URLs it printed.
