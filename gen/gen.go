@@ -85,10 +85,12 @@ type Plan struct {
 	predCount picker[int]
 	tiers     picker[tao.Tier]
 
-	skew     skewTables // key skew per class (skew.go)
-	racing   float64    // racing_inserts
-	limit    int
-	tlo, thi int64
+	skew skewTables // key skew per class (skew.go)
+	// Object popularities (access.go), nil when objects follow the skew.
+	objRead, objWrite *Popularity
+	racing            float64 // racing_inserts
+	limit             int
+	tlo, thi          int64
 
 	// Fidelity targets (workload.Natural: untargeted).
 	hit, nonEmpty, timeNonEmpty float64
@@ -247,6 +249,9 @@ func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workload %q: %w", w.Name, err)
 		}
+	}
+	if err := p.objectAccess(w); err != nil {
+		return nil, fmt.Errorf("workload %q: %w", w.Name, err)
 	}
 	p.multiShard(w)
 	p.popularity(w)
@@ -473,7 +478,7 @@ func (gen *Generator) op(op *tao.Op, k tao.Kind, shard int) {
 	*op = tao.Op{Kind: k}
 	switch k {
 	case tao.ObjRead, tao.ObjUpdate, tao.ObjDelete:
-		op.ID1 = tao.ID(shard, gen.index(shard))
+		op.ID1 = tao.ID(shard, gen.objectIndex(k, shard))
 		if gen.chance(gen.freshShare) {
 			if id, ok := gen.fresh.object(r, shard); ok {
 				op.ID1 = id

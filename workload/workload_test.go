@@ -315,6 +315,18 @@ func TestDefaultEdgeReadPopularityMatchesLinkBench(t *testing.T) {
 	checkLinkBench(t, "link_nreads", DefaultEdgeReadPopularity(), 1e-6)
 }
 
+// TestLinkBenchObjectPopularityMatchesLinkBench: the linkbench built-in's
+// object_read_popularity and object_write_popularity are LinkBench's
+// measured node_nreads and node_nwrites.
+func TestLinkBenchObjectPopularityMatchesLinkBench(t *testing.T) {
+	w, err := Builtin("linkbench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLinkBench(t, "node_nreads", w.ObjectReadPopularity, 1e-6)
+	checkLinkBench(t, "node_nwrites", w.ObjectWritePopularity, 1e-6)
+}
+
 // checkLinkBench compares a piecewise default with a section of LinkBench's
 // Distribution.dat: the exact values 0..20 first, the measured maximum last,
 // and the cumulative share at every bound equal to the measured CDF.
