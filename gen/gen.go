@@ -85,12 +85,10 @@ type Plan struct {
 	predCount picker[int]
 	tiers     picker[tao.Tier]
 
-	skew skewTables // key skew per class (skew.go)
-	// Object popularities (access.go), nil when objects follow the skew.
-	objRead, objWrite *Popularity
-	racing            float64 // racing_inserts
-	limit             int
-	tlo, thi          int64
+	skew     skewTables // key skew per class (skew.go)
+	racing   float64    // racing_inserts
+	limit    int
+	tlo, thi int64
 
 	// Fidelity targets (workload.Natural: untargeted).
 	hit, nonEmpty, timeNonEmpty float64
@@ -100,6 +98,9 @@ type Plan struct {
 	pop                         popularity
 	targets                     Targets
 	inject                      injectPlan // lock holds and injected failures (inject.go)
+
+	// Object popularities (access.go), nil when objects follow the skew.
+	objRead, objWrite *Popularity
 }
 
 // Targets are the figures the plan aims at, for validation to compare
