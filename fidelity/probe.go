@@ -68,7 +68,9 @@ func ProbedRangeRows(w *workload.Workload, t gen.Targets, c *result.Counters, be
 		return nil
 	}
 	var rows []result.FidelityRow
-	probes := before.Reads + after.Reads
+	// The probes count the same lists (one draw of the plan's), so their
+	// gap is the lists' drift and their sample is one probe's size.
+	probes := max(before.Reads, after.Reads)
 	drift := func(a, b float64) float64 { return math.Abs(a-b) / 2 }
 	probed := func(figure string, pb, pa float64, hits, n, pn int64, load float64) result.FidelityRow {
 		p := (pb + pa) / 2
@@ -76,14 +78,14 @@ func ProbedRangeRows(w *workload.Workload, t gen.Targets, c *result.Counters, be
 		se := math.Sqrt(p * (1 - p) * (1/math.Max(float64(n), 1) + 1/math.Max(float64(pn), 1)))
 		r.Tolerance = Sigmas*se + drift(pb, pa)
 		r.Verdict = verdict(min(n, pn), math.Abs(r.Observed-p) <= r.Tolerance)
-		r.Note = fmt.Sprintf("in the database before and after the run: %.4f, %.4f (%d lists counted); graph at load %.4f", pb, pa, pn, load)
+		r.Note = fmt.Sprintf("in the database before and after the run: %.4f, %.4f (%d lists counted twice); graph at load %.4f", pb, pa, pn, load)
 		return r
 	}
 	if w.RangeNonEmpty != workload.Natural {
 		rows = append(rows, probed("edge_range_read returns edges", before.nonEmpty(), after.nonEmpty(), c.RangeNonEmpty, c.RangeReads, probes, t.RangeNonEmpty))
 	}
 	rows = append(rows, probed("non-empty ranges of 1 edge", before.sizeOne(), after.sizeOne(), c.RangeSizes[0], c.RangeNonEmpty,
-		before.NonEmpty+after.NonEmpty, t.RangeSizeOne))
+		max(before.NonEmpty, after.NonEmpty), t.RangeSizeOne))
 	mean := result.FidelityRow{Figure: "rows per edge_range_read (mean)", Target: (before.mean() + after.mean()) / 2, N: c.RangeReads, P: -1,
 		Observed: float64(c.RangeRows) / float64(c.RangeReads)}
 	// The probes' spread stands for the run's, which counts no squares:
@@ -95,11 +97,13 @@ func ProbedRangeRows(w *workload.Workload, t gen.Targets, c *result.Counters, be
 	rows = append(rows, mean)
 	// The whole distribution of sizes, which a mean over a heavy tail
 	// hardly constrains: the run's reads against the probes', two samples.
-	run := make([]int64, 1+result.SizeBuckets)
-	probe := make([]int64, 1+result.SizeBuckets)
-	run[0], probe[0] = c.RangeReads-c.RangeNonEmpty, before.Reads-before.NonEmpty+after.Reads-after.NonEmpty
+	// The probes' mean histogram stands for one sample of their lists.
+	run := make([]float64, 1+result.SizeBuckets)
+	probe := make([]float64, 1+result.SizeBuckets)
+	run[0] = float64(c.RangeReads - c.RangeNonEmpty)
+	probe[0] = float64(before.Reads-before.NonEmpty+after.Reads-after.NonEmpty) / 2
 	for i := range result.SizeBuckets {
-		run[1+i], probe[1+i] = c.RangeSizes[i], before.Sizes[i]+after.Sizes[i]
+		run[1+i], probe[1+i] = float64(c.RangeSizes[i]), float64(before.Sizes[i]+after.Sizes[i])/2
 	}
 	c2, df, p := twoSample(run, probe)
 	sizes := result.FidelityRow{Figure: "edge_range_read sizes vs lists counted", Target: gencheck.Alpha, Observed: p, N: c.RangeReads, P: p,
@@ -114,10 +118,10 @@ func ProbedRangeRows(w *workload.Workload, t gen.Targets, c *result.Counters, be
 // twoSample is the chi-square test that counts a and b come from one
 // distribution: bins with fewer than twoSampleMin observations in both
 // together pool into their neighbour below.
-func twoSample(a, b []int64) (chi2 float64, df int, p float64) {
+func twoSample(a, b []float64) (chi2 float64, df int, p float64) {
 	var na, nb float64
 	for i := range a {
-		na, nb = na+float64(a[i]), nb+float64(b[i])
+		na, nb = na+a[i], nb+b[i]
 	}
 	if na == 0 || nb == 0 {
 		return 0, 0, math.NaN()
@@ -126,7 +130,7 @@ func twoSample(a, b []int64) (chi2 float64, df int, p float64) {
 	var bins []bin
 	var cur bin
 	for i := range a {
-		cur.a, cur.b = cur.a+float64(a[i]), cur.b+float64(b[i])
+		cur.a, cur.b = cur.a+a[i], cur.b+b[i]
 		if cur.a+cur.b >= twoSampleMin {
 			bins = append(bins, cur)
 			cur = bin{}
@@ -156,17 +160,29 @@ func twoSample(a, b []int64) (chi2 float64, df int, p float64) {
 const twoSampleMin = 20
 
 // Replace returns rows with each row of the same figure as one of by
-// replaced by it.
+// replaced by it, and the rows of by that rows lacks after the last
+// replaced.
 func Replace(rows, by []result.FidelityRow) []result.FidelityRow {
-	out := make([]result.FidelityRow, 0, len(rows))
-	for _, r := range rows {
-		for _, b := range by {
+	out := make([]result.FidelityRow, 0, len(rows)+len(by))
+	used := make([]bool, len(by))
+	last := len(rows)
+	for i, r := range rows {
+		for j, b := range by {
 			if b.Figure == r.Figure {
-				r = b
+				r, used[j], last = b, true, i
 				break
 			}
 		}
 		out = append(out, r)
 	}
-	return out
+	var rest []result.FidelityRow
+	for j, b := range by {
+		if !used[j] {
+			rest = append(rest, b)
+		}
+	}
+	if last == len(rows) {
+		return append(out, rest...)
+	}
+	return append(out[:last+1], append(rest, out[last+1:]...)...)
 }

@@ -2,6 +2,7 @@ package fidelity
 
 import (
 	"math/bits"
+	"strings"
 	"testing"
 
 	"github.com/taobench/taobench/gen"
@@ -97,5 +98,17 @@ func TestProbedRangeRows(t *testing.T) {
 	wide := verdicts(run(func(n int) int { return n }), before, moved)["non-empty ranges of 1 edge"]
 	if gap := before.sizeOne() - moved.sizeOne(); wide.Tolerance-plain.Tolerance < gap/2*0.9 {
 		t.Errorf("probes %.4f apart widen the tolerance by %.4f, want about half", gap, wide.Tolerance-plain.Tolerance)
+	}
+}
+
+func TestReplace(t *testing.T) {
+	rows := []result.FidelityRow{{Figure: "a"}, {Figure: "b", Note: "old"}, {Figure: "c"}}
+	got := Replace(rows, []result.FidelityRow{{Figure: "b", Note: "new"}, {Figure: "b2"}})
+	var figs []string
+	for _, r := range got {
+		figs = append(figs, r.Figure+r.Note)
+	}
+	if want := "a bnew b2 c"; strings.Join(figs, " ") != want {
+		t.Errorf("Replace gave %v, want %s", figs, want)
 	}
 }
