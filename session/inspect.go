@@ -100,6 +100,9 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 	}
 	probeBefore, err := probeRanges(ctx, db, plan, budget)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
 		return nil, err
 	}
 	if v.Result, err = run.Do(ctx, cfg, x); err != nil {
@@ -110,6 +113,9 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 	}
 	probeAfter, err := probeRanges(ctx, db, plan, budget)
 	if err != nil {
+		if ctx.Err() != nil {
+			return v, ErrInterrupted
+		}
 		return nil, err
 	}
 	if probeBefore.Reads > 0 && v.Result.Counters != nil {
