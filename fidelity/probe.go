@@ -72,20 +72,21 @@ func ProbedRangeRows(w *workload.Workload, t gen.Targets, c *result.Counters, be
 	// gap is the lists' drift and their sample is one probe's size.
 	probes := max(before.Reads, after.Reads)
 	drift := func(a, b float64) float64 { return math.Abs(a-b) / 2 }
-	probed := func(figure string, pb, pa float64, hits, n, pn int64, load float64) result.FidelityRow {
+	probed := func(figure string, pb, pa float64, hits, n, pn int64, load string) result.FidelityRow {
 		p := (pb + pa) / 2
 		r := result.FidelityRow{Figure: figure, Target: p, N: n, P: -1, Observed: ratio(hits, n)}
 		se := math.Sqrt(p * (1 - p) * (1/math.Max(float64(n), 1) + 1/math.Max(float64(pn), 1)))
 		r.Tolerance = Sigmas*se + drift(pb, pa)
 		r.Verdict = verdict(min(n, pn), math.Abs(r.Observed-p) <= r.Tolerance)
-		r.Note = fmt.Sprintf("in the database before and after the run: %.4f, %.4f (%d lists counted twice); graph at load %.4f", pb, pa, pn, load)
+		r.Note = fmt.Sprintf("in the database before and after the run: %.4f, %.4f (%d lists counted twice); %s", pb, pa, pn, load)
 		return r
 	}
 	if w.RangeNonEmpty != workload.Natural {
-		rows = append(rows, probed("edge_range_read returns edges", before.nonEmpty(), after.nonEmpty(), c.RangeNonEmpty, c.RangeReads, probes, t.RangeNonEmpty))
+		rows = append(rows, probed("edge_range_read returns edges", before.nonEmpty(), after.nonEmpty(), c.RangeNonEmpty, c.RangeReads, probes,
+			fmt.Sprintf("range_nonempty %.4f", w.RangeNonEmpty)))
 	}
 	rows = append(rows, probed("non-empty ranges of 1 edge", before.sizeOne(), after.sizeOne(), c.RangeSizes[0], c.RangeNonEmpty,
-		max(before.NonEmpty, after.NonEmpty), t.RangeSizeOne))
+		max(before.NonEmpty, after.NonEmpty), fmt.Sprintf("graph at load %.4f", t.RangeSizeOne)))
 	mean := result.FidelityRow{Figure: "rows per edge_range_read (mean)", Target: (before.mean() + after.mean()) / 2, N: c.RangeReads, P: -1,
 		Observed: float64(c.RangeRows) / float64(c.RangeReads)}
 	// The probes' spread stands for the run's, which counts no squares:
@@ -158,6 +159,33 @@ func twoSample(a, b []float64) (chi2 float64, df int, p float64) {
 
 // twoSampleMin is the observations a bin of a two-sample test needs.
 const twoSampleMin = 20
+
+// LoadRangeRows set the lists counted before a run (before) beside what
+// the plan aims at on the graph of the load (t): the share with edges
+// against range_nonempty (targeted workloads) and the share of one edge
+// against the graph's expectation, as Compare's rows do, so a generator
+// that misses its targets, or a load that differs from the graph, fails.
+// On a database runs have written to since its load (runs > 0) they are
+// skipped: the lists have moved, by how much no figure says.
+func LoadRangeRows(w *workload.Workload, t gen.Targets, before RangeProbe, runs int64) []result.FidelityRow {
+	if before.Reads == 0 {
+		return nil
+	}
+	var rows []result.FidelityRow
+	if w.RangeNonEmpty != workload.Natural {
+		rows = append(rows, share("lists range reads draw with edges", t.RangeNonEmpty, ModelTargeted, before.NonEmpty, before.Reads,
+			"counted before the run against range_nonempty"))
+	}
+	rows = append(rows, share("lists range reads draw of 1 edge", t.RangeSizeOne, ModelGraph, before.One, before.NonEmpty,
+		fmt.Sprintf("counted before the run against the graph's expectation at correlation %.4f", t.Correlation)))
+	if runs > 0 {
+		for i := range rows {
+			rows[i].Verdict = result.Skipped
+			rows[i].Note = fmt.Sprintf("skipped: %d run(s) since the load moved the lists; %s", runs, rows[i].Note)
+		}
+	}
+	return rows
+}
 
 // Replace returns rows with each row of the same figure as one of by
 // replaced by it, and the rows of by that rows lacks after the last

@@ -112,3 +112,44 @@ func TestReplace(t *testing.T) {
 		t.Errorf("Replace gave %v, want %s", figs, want)
 	}
 }
+
+// TestLoadRangeRows: lists counted on a fresh load pass against the plan's
+// targets, lists of another share fail (a generator that misses
+// range_nonempty), and after runs the rows are skipped.
+func TestLoadRangeRows(t *testing.T) {
+	w, err := workload.Builtin("linkbench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := gen.Targets{RangeNonEmpty: 0.734, RangeSizeOne: 0.596, Correlation: 0.005}
+	probe := func(nonEmpty, one float64) RangeProbe {
+		var p RangeProbe
+		r := randdist.NewRand(5)
+		for range 10_000 {
+			switch u := r.Float64(); {
+			case u >= nonEmpty:
+				p.Add(0, 10_000)
+			case u < nonEmpty*one:
+				p.Add(1, 10_000)
+			default:
+				p.Add(3, 10_000)
+			}
+		}
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		p    RangeProbe
+		runs int64
+		want [2]string
+	}{
+		{"fresh load", probe(0.734, 0.596), 0, [2]string{result.Pass, result.Pass}},
+		{"targets missed", probe(0.66, 0.53), 0, [2]string{result.Fail, result.Fail}},
+		{"after runs", probe(0.66, 0.53), 2, [2]string{result.Skipped, result.Skipped}},
+	} {
+		rows := LoadRangeRows(w, tg, c.p, c.runs)
+		if len(rows) != 2 || rows[0].Verdict != c.want[0] || rows[1].Verdict != c.want[1] {
+			t.Errorf("%s: want %v, got %+v", c.name, c.want, rows)
+		}
+	}
+}

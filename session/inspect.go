@@ -105,6 +105,7 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 		}
 		return nil, err
 	}
+	v.Rows = append(v.Rows, fidelity.LoadRangeRows(w, plan.Targets(), probeBefore, before)...)
 	if v.Result, err = run.Do(ctx, cfg, x); err != nil {
 		return nil, badInputErr(err)
 	}
