@@ -153,3 +153,10 @@ func TestLoadRangeRows(t *testing.T) {
 		}
 	}
 }
+
+// TestPopularityBins: result carries as many popularity bins as gen draws.
+func TestPopularityBins(t *testing.T) {
+	if gen.PopularityBins != result.PopularityBins {
+		t.Errorf("gen has %d popularity bins, result %d", gen.PopularityBins, result.PopularityBins)
+	}
+}

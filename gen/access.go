@@ -19,11 +19,16 @@ import (
 // EdgeReadPopularity is read. Memory is O(pieces + shards), nothing per
 // node: the segments are the same for every shard.
 type Popularity struct {
-	segs []segment
-	a    randdist.Alias
-	cum  []float64 // cum[i]: share of draws below segs[i]
-	perm []randdist.Perm
+	segs  []segment
+	a     randdist.Alias
+	perm  []randdist.Perm
+	n     []int64   // objects per shard
+	edges []float64 // quantile bounds of the PopularityBins bins
 }
+
+// PopularityBins is how many bins of equal share the checks of a
+// popularity put objects in, by their popularity rank.
+const PopularityBins = 10
 
 // segment is one piece of the quantile function: over quantiles [q0, q1]
 // the accesses ramp from v0 to v1.
@@ -65,23 +70,64 @@ func NewPopularity(pop workload.Dist[int], g *graph.Graph, key uint64) (*Popular
 	if !(total > 0) {
 		return nil, fmt.Errorf("popularity gives no key an access")
 	}
-	p.cum = make([]float64, len(w))
-	run := 0.0
-	for i := range w {
-		p.cum[i] = run / total
-		run += w[i]
-	}
 	var err error
 	if p.a, err = randdist.NewAlias(w); err != nil {
 		return nil, err
 	}
 	p.perm = make([]randdist.Perm, g.Shards())
+	p.n = make([]int64, g.Shards())
 	for s := range p.perm {
-		if p.perm[s], err = randdist.NewPerm(uint64(max(1, g.ShardNodes(s))), randdist.Hash(key, uint64(s), 0x706f70, 0)); err != nil {
+		p.n[s] = g.ShardNodes(s)
+		if p.perm[s], err = randdist.NewPerm(uint64(max(1, p.n[s])), randdist.Hash(key, uint64(s), 0x706f70, 0)); err != nil {
 			return nil, err
 		}
 	}
+	p.edges = make([]float64, PopularityBins+1)
+	for i := 1; i < PopularityBins; i++ {
+		p.edges[i] = p.MassQuantile(float64(i) / PopularityBins)
+	}
+	p.edges[PopularityBins] = 1
 	return p, nil
+}
+
+// rankEdge is the first rank of the bin starting at quantile q in a shard
+// of n objects: a rank covers the quantiles [rank/n, (rank+1)/n), so a
+// bin's expected share is exact at any shard size.
+func rankEdge(q float64, n int64) int64 { return min(n, int64(q*float64(n)+0.5)) }
+
+// Bin returns the bin of the loaded object at index of shard, by its
+// popularity rank: bins hold equal shares of draws, so the hot few objects
+// and the long tail of rarely touched ones weigh alike.
+func (p *Popularity) Bin(shard int, index int64) int {
+	r, n := p.Rank(shard, index), p.n[shard]
+	b := 0
+	for b < PopularityBins-1 && r >= rankEdge(p.edges[b+1], n) {
+		b++
+	}
+	return b
+}
+
+// BinShare returns the share of draws in shard that fall in bin b (less
+// than 1/PopularityBins where the shard's ranks are coarser than the bin).
+func (p *Popularity) BinShare(shard, b int) float64 {
+	n := p.n[shard]
+	if n == 0 {
+		return 0
+	}
+	lo, hi := rankEdge(p.edges[b], n), rankEdge(p.edges[b+1], n)
+	if b == PopularityBins-1 {
+		hi = n
+	}
+	return p.Mass(float64(lo)/float64(n), float64(hi)/float64(n))
+}
+
+// Count adds op to bins when it reads (or, for write, updates) a loaded
+// object: objects created in the run have no rank.
+func (p *Popularity) Count(op *tao.Op, write bool, bins []int64) {
+	if p == nil || tao.IsNew(op.ID1) || (op.Kind != tao.ObjRead || write) && (op.Kind != tao.ObjUpdate || !write) {
+		return
+	}
+	bins[p.Bin(tao.ShardOf(op.ID1), tao.IndexOf(op.ID1))]++
 }
 
 // quantile draws q in [0, 1) with density the accesses at q.

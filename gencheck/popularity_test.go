@@ -31,9 +31,9 @@ func TestObjectPopularityRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := newPopularityBins(plan.ObjectPopularity(false), g)
-	shifted := newPopularityBins(plan.ObjectPopularity(false), g)
-	uniform := newPopularityBins(plan.ObjectPopularity(false), g)
+	good := newPopularityBins(plan.ObjectPopularity(false))
+	shifted := newPopularityBins(plan.ObjectPopularity(false))
+	uniform := newPopularityBins(plan.ObjectPopularity(false))
 	r := randdist.NewRand(9)
 	for _, c := range []struct {
 		p    *gen.Plan

@@ -82,8 +82,8 @@ func Observe(w *workload.Workload, g *graph.Graph, n int, seed uint64) (*Counts,
 		return nil, err
 	}
 	c := newCounts()
-	c.ObjectReads = newPopularityBins(gn.ObjectPopularity(false), g)
-	c.ObjectWrites = newPopularityBins(gn.ObjectPopularity(true), g)
+	c.ObjectReads = newPopularityBins(gn.ObjectPopularity(false))
+	c.ObjectWrites = newPopularityBins(gn.ObjectPopularity(true))
 	seenID2 := map[int64]bool{}
 	var req tao.Request
 	for range n {
