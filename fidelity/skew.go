@@ -176,8 +176,38 @@ func colocated(l []result.KeyCount) (int64, int64) {
 // which keys a run's reads, finding some, made hot.
 func Rows(w *workload.Workload, plan *gen.Plan, nodes int64, c *result.Counters) []result.FidelityRow {
 	rows := Compare(w, plan.Targets(), c)
+	rows = append(rows, ObjectRows(w, plan, c)...)
 	if c.Keys != nil && w.AsksSkew() && w.AimedWrites() < 0.5 {
 		rows = append(rows, KeyRows(c, ExpectedKeys(plan, nodes, c.Keys.Requests))...)
 	}
 	return append(rows, RaceRows(w, c)...)
+}
+
+// ObjectRows set the objects the database was asked to read and update
+// (c.ObjectReadBins, c.ObjectWriteBins) beside the workload's popularities:
+// a chi-square over gen.PopularityBins bins of equal share by popularity
+// rank, each bin's share over the shards by primary_shards.
+func ObjectRows(w *workload.Workload, plan *gen.Plan, c *result.Counters) []result.FidelityRow {
+	var rows []result.FidelityRow
+	for _, x := range []struct {
+		figure, field string
+		p             *gen.Popularity
+		bins          *[result.PopularityBins]int64
+	}{
+		{"obj_read objects by popularity", "object_read_popularity", plan.ObjectPopularity(false), c.ObjectReadBins},
+		{"obj_update objects by popularity", "object_write_popularity", plan.ObjectPopularity(true), c.ObjectWriteBins},
+	} {
+		if x.p == nil || x.bins == nil {
+			continue
+		}
+		weights := make([]float64, gen.PopularityBins)
+		for b := range weights {
+			for s, ws := range w.PrimaryShards.Weights {
+				weights[b] += ws * x.p.BinShare(s, b)
+			}
+		}
+		rows = append(rows, chi(x.figure, x.bins[:], weights,
+			fmt.Sprintf("%s: objects by popularity rank in %d bins of equal share", x.field, gen.PopularityBins)))
+	}
+	return rows
 }

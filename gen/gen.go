@@ -98,6 +98,9 @@ type Plan struct {
 	pop                         popularity
 	targets                     Targets
 	inject                      injectPlan // lock holds and injected failures (inject.go)
+
+	// Object popularities (access.go), nil when objects follow the skew.
+	objRead, objWrite *Popularity
 }
 
 // Targets are the figures the plan aims at, for validation to compare
@@ -247,6 +250,9 @@ func NewPlan(w *workload.Workload, g *graph.Graph, seed uint64) (*Plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workload %q: %w", w.Name, err)
 		}
+	}
+	if err := p.objectAccess(w); err != nil {
+		return nil, fmt.Errorf("workload %q: %w", w.Name, err)
 	}
 	p.multiShard(w)
 	p.popularity(w)
@@ -473,7 +479,7 @@ func (gen *Generator) op(op *tao.Op, k tao.Kind, shard int) {
 	*op = tao.Op{Kind: k}
 	switch k {
 	case tao.ObjRead, tao.ObjUpdate, tao.ObjDelete:
-		op.ID1 = tao.ID(shard, gen.index(shard))
+		op.ID1 = tao.ID(shard, gen.objectIndex(k, shard))
 		if gen.chance(gen.freshShare) {
 			if id, ok := gen.fresh.object(r, shard); ok {
 				op.ID1 = id

@@ -39,6 +39,10 @@ type Counts struct {
 	TxnPredicates map[tao.Predicate]int64
 	TxnPredCounts map[int]int64
 	ReadTiers     map[tao.Tier]int64
+	// ObjectReads and ObjectWrites are object reads and updates of loaded
+	// objects by popularity bin, with the bins' expected counts, when the
+	// workload gives object_read_popularity or object_write_popularity.
+	ObjectReads, ObjectWrites *popularityBins
 }
 
 func newCounts() *Counts {
@@ -78,6 +82,8 @@ func Observe(w *workload.Workload, g *graph.Graph, n int, seed uint64) (*Counts,
 		return nil, err
 	}
 	c := newCounts()
+	c.ObjectReads = newPopularityBins(gn.ObjectPopularity(false))
+	c.ObjectWrites = newPopularityBins(gn.ObjectPopularity(true))
 	seenID2 := map[int64]bool{}
 	var req tao.Request
 	for range n {
@@ -109,6 +115,12 @@ func Observe(w *workload.Workload, g *graph.Graph, n int, seed uint64) (*Counts,
 		for i := range req.Ops {
 			op := &req.Ops[i]
 			c.Kinds[req.Class][op.Kind]++
+			switch op.Kind {
+			case tao.ObjRead:
+				c.ObjectReads.add(op.ID1)
+			case tao.ObjUpdate:
+				c.ObjectWrites.add(op.ID1)
+			}
 			switch op.Kind {
 			case tao.ObjAdd, tao.ObjUpdate:
 				if len(w.ObjectPayloadSizes.Values) > 0 {
@@ -165,6 +177,12 @@ func Compare(w *workload.Workload, c *Counts) []Row {
 		row("txn_predicates", w.TxnPredicates, c.TxnPredicates, ""),
 		row("txn_predicate_counts", w.TxnPredicateCounts, c.TxnPredCounts, ""),
 		row("read_tiers", w.ReadTiers, c.ReadTiers, ""),
+	}
+	if c.ObjectReads != nil {
+		rows = append(rows, c.ObjectReads.row("object_read_popularity", "obj_read of loaded objects"))
+	}
+	if c.ObjectWrites != nil {
+		rows = append(rows, c.ObjectWrites.row("object_write_popularity", "obj_update of loaded objects"))
 	}
 	return rows
 }

@@ -68,7 +68,16 @@ type Counters struct {
 	// when the runner kept no key table.
 	Races Races     `json:"races"`
 	Keys  *KeyStats `json:"keys,omitempty"`
+	// ObjectReadBins and ObjectWriteBins count the object reads and
+	// updates the database answered by the popularity bin of their object
+	// (gen.Popularity.Bin), when the workload draws objects by a measured
+	// popularity; nil otherwise.
+	ObjectReadBins  *[PopularityBins]int64 `json:"object_read_bins,omitempty"`
+	ObjectWriteBins *[PopularityBins]int64 `json:"object_write_bins,omitempty"`
 }
+
+// PopularityBins is gen.PopularityBins (result links no generator).
+const PopularityBins = 10
 
 // Observe counts one finished request. It reads what the store filled in
 // res: Found and Rows of each op, and the outcome.
@@ -214,10 +223,26 @@ func (c *Counters) Merge(o *Counters) {
 	c.UniqueAdds += o.UniqueAdds
 	c.UniqueAddsRejected += o.UniqueAddsRejected
 	c.Races.Merge(&o.Races)
+	c.ObjectReadBins = addBins(c.ObjectReadBins, o.ObjectReadBins)
+	c.ObjectWriteBins = addBins(c.ObjectWriteBins, o.ObjectWriteBins)
 	if o.Keys != nil {
 		if c.Keys == nil {
 			c.Keys = &KeyStats{}
 		}
 		c.Keys.Merge(o.Keys)
 	}
+}
+
+// addBins adds the counts of o to c.
+func addBins(c, o *[PopularityBins]int64) *[PopularityBins]int64 {
+	if o == nil {
+		return c
+	}
+	if c == nil {
+		c = new([PopularityBins]int64)
+	}
+	for i, n := range o {
+		c[i] += n
+	}
+	return c
 }

@@ -685,6 +685,7 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		s.At = c.begin.Sub(b.measure)
 		c.record(s, end)
 		c.fid.Observe(&c.req, &c.res)
+		c.countObjects()
 		for _, k := range c.attempts {
 			c.codes.Add(k, 1)
 		}
@@ -894,5 +895,21 @@ func status(done <-chan struct{}, cfg *Config, recs []*metrics.Recorder, clients
 			fmt.Fprintln(cfg.Status, st.String())
 			prevN, prevAt = st.Requests, now
 		}
+	}
+}
+
+// countObjects counts the objects of the request the database answered by
+// their popularity bins, when the workload draws objects by popularity.
+func (c *client) countObjects() {
+	rp, wp := c.gen.ObjectPopularity(false), c.gen.ObjectPopularity(true)
+	if rp == nil && wp == nil || c.res.Outcome != tao.OK && c.res.Outcome != tao.NotFound {
+		return
+	}
+	if c.fid.ObjectReadBins == nil {
+		c.fid.ObjectReadBins, c.fid.ObjectWriteBins = new([result.PopularityBins]int64), new([result.PopularityBins]int64)
+	}
+	for i := range c.req.Ops {
+		rp.Count(&c.req.Ops[i], false, c.fid.ObjectReadBins[:])
+		wp.Count(&c.req.Ops[i], true, c.fid.ObjectWriteBins[:])
 	}
 }

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+	"time"
 
 	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/textreport"
 
 	"github.com/taobench/taobench/fidelity"
+	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
@@ -42,7 +44,7 @@ func (v *Validation) Write(w io.Writer, name string) error {
 	if err := textreport.WriteFidelity(w, v.Rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "workload %s on workload %s's graph, %d requests in %.0f s; a share passes within %d standard errors of its target plus the row's model error (%.3f targeted, %.3f graph expectation), a mean within %.0f%%, a distribution when p >= %g\n",
+	fmt.Fprintf(w, "workload %s on workload %s's graph, %d requests in %.0f s; a share passes within %d standard errors of its target plus the row's model error (%.3f targeted, %.3f graph expectation), a mean within %.0f%%, a distribution when p >= %g; range reads against the lists they draw counted in the database before and after the run\n",
 		v.Workload, v.GraphOf, v.Result.Summary.Requests(), v.Result.Measured.Seconds(), fidelity.Sigmas, fidelity.ModelTargeted, fidelity.ModelGraph, 100*fidelity.MeanTolerance, gencheck.Alpha)
 	if failed := fidelity.Failed(v.Rows); len(failed) > 0 {
 		hint := ""
@@ -88,11 +90,38 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 	if cfg.Run, err = s.ReserveRun(ctx, 0); err != nil {
 		return nil, err
 	}
+	// The lists range reads meet, counted before and after the run: runs'
+	// adds and deletes move them from the graph of the load. Each count
+	// takes at most half the run's time.
+	budget := max(time.Second, x.Duration/2)
+	plan, err := gen.NewPlan(w, g, cfg.Seed)
+	if err != nil {
+		return nil, badInputErr(err)
+	}
+	probeBefore, err := probeRanges(ctx, db, plan, budget)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		return nil, err
+	}
+	v.Rows = append(v.Rows, fidelity.LoadRangeRows(w, plan.Targets(), probeBefore, before)...)
 	if v.Result, err = run.Do(ctx, cfg, x); err != nil {
 		return nil, badInputErr(err)
 	}
 	if v.Result.Interrupted {
 		return v, ErrInterrupted
+	}
+	probeAfter, err := probeRanges(ctx, db, plan, budget)
+	if err != nil {
+		if ctx.Err() != nil {
+			return v, ErrInterrupted
+		}
+		return nil, err
+	}
+	if probeBefore.Reads > 0 && v.Result.Counters != nil {
+		v.Result.Fidelity = fidelity.Replace(v.Result.Fidelity,
+			fidelity.ProbedRangeRows(w, plan.Targets(), v.Result.Counters, probeBefore, probeAfter))
 	}
 	v.Info.Started = v.Result.Started.UTC()
 	v.Rows = append(v.Rows, v.Result.Fidelity...)

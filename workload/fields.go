@@ -104,6 +104,8 @@ var fields = []field{
 	{name: "range_size_one", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.RangeSizeOne }, "")},
 	{name: "edge_read_correlation", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.EdgeReadCorrelation }, "auto")},
 	{name: "edge_read_popularity", native: true, set: setInts(func(w *Workload) *Dist[int] { return &w.EdgeReadPopularity })},
+	{name: "object_read_popularity", native: true, set: setInts(func(w *Workload) *Dist[int] { return &w.ObjectReadPopularity })},
+	{name: "object_write_popularity", native: true, set: setInts(func(w *Workload) *Dist[int] { return &w.ObjectWritePopularity })},
 	{name: "multi_shard_write_txns", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.MultiShardWriteTxns }, "")},
 	{name: "multi_shard_read_txns", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.MultiShardReadTxns }, "")},
 	{name: "edge_add_new", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.EdgeAddNew }, "")},

@@ -292,6 +292,12 @@ func Write(w io.Writer, wl *Workload) error {
 	scalar("range_size_one", formatFraction(wl.RangeSizeOne, ""))
 	scalar("edge_read_correlation", formatFraction(wl.EdgeReadCorrelation, "auto"))
 	writeInts(bw, "edge_read_popularity", wl.EdgeReadPopularity)
+	if len(wl.ObjectReadPopularity.Values) > 0 {
+		writeInts(bw, "object_read_popularity", wl.ObjectReadPopularity)
+	}
+	if len(wl.ObjectWritePopularity.Values) > 0 {
+		writeInts(bw, "object_write_popularity", wl.ObjectWritePopularity)
+	}
 	scalar("multi_shard_write_txns", formatFraction(wl.MultiShardWriteTxns, ""))
 	scalar("multi_shard_read_txns", formatFraction(wl.MultiShardReadTxns, ""))
 	scalar("edge_add_new", formatFraction(wl.EdgeAddNew, ""))

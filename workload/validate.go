@@ -151,7 +151,8 @@ func (w *Workload) Validate() error {
 	for _, f := range []struct {
 		name string
 		d    Dist[int]
-	}{{"outdegree", w.Outdegree}, {"edge_read_popularity", w.EdgeReadPopularity}} {
+	}{{"outdegree", w.Outdegree}, {"edge_read_popularity", w.EdgeReadPopularity},
+		{"object_read_popularity", w.ObjectReadPopularity}, {"object_write_popularity", w.ObjectWritePopularity}} {
 		prev := -1
 		need := ""
 		if f.name == "outdegree" {
@@ -165,6 +166,9 @@ func (w *Workload) Validate() error {
 			return ""
 		}); err != nil {
 			return err
+		}
+		if f.name != "outdegree" && len(f.d.Values) > 0 && !accessed(f.d) {
+			return errorf(f.name, "only bound 0 has weight: no key would ever be accessed; give weight to a bound above 0")
 		}
 	}
 	return w.checkScalars()
@@ -330,4 +334,15 @@ func checkDist[T comparable](field string, d Dist[T], need string, valid func(T)
 		return errorf(field, "the weights add up to more than a float64 holds; scale them down")
 	}
 	return nil
+}
+
+// accessed reports whether a popularity gives some key an access: a piece
+// of weight above 0 whose bound is above 0.
+func accessed(d Dist[int]) bool {
+	for i, v := range d.Values {
+		if v > 0 && d.Weights[i] > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -128,6 +128,13 @@ type Workload struct {
 	// EdgeReadPopularity is the accesses of a list at each outdegree
 	// quantile, piecewise like Outdegree (LinkBench's measured link_nreads).
 	EdgeReadPopularity Dist[int]
+	// ObjectReadPopularity and ObjectWritePopularity are the accesses of
+	// an object at each quantile, piecewise like Outdegree, for object
+	// reads and for object updates (LinkBench's measured node_nreads and
+	// node_nwrites), over one order of each shard's objects unrelated to
+	// outdegree (LinkBench §4.5.1: node queries are uncorrelated with it).
+	// Absent (empty): objects are drawn by the class's key skew.
+	ObjectReadPopularity, ObjectWritePopularity Dist[int]
 	// Shares of write and read transactions whose keys span more than one
 	// shard (TAO: 0.287 of write transactions).
 	MultiShardWriteTxns float64
@@ -225,15 +232,15 @@ func (w *Workload) ClassSkew(c tao.Class) Skew {
 }
 
 // AsksSkew reports whether the workload asks for skewed keys: a class's
-// key skew other than uniform, or write hot sets kept apart from the
-// reads'.
+// key skew other than uniform, write hot sets kept apart from the reads',
+// or objects drawn by a measured popularity.
 func (w *Workload) AsksSkew() bool {
 	for _, c := range []tao.Class{tao.Read, tao.Write, tao.WriteTxn} {
 		if w.ClassSkew(c).Kind != Uniform {
 			return true
 		}
 	}
-	return w.HotspotOverlap < 1
+	return w.HotspotOverlap < 1 || len(w.ObjectReadPopularity.Values) > 0 || len(w.ObjectWritePopularity.Values) > 0
 }
 
 // AimedWrites is the share of single writes aimed at a key the client

@@ -315,6 +315,18 @@ func TestDefaultEdgeReadPopularityMatchesLinkBench(t *testing.T) {
 	checkLinkBench(t, "link_nreads", DefaultEdgeReadPopularity(), 1e-6)
 }
 
+// TestLinkBenchObjectPopularityMatchesLinkBench: the linkbench built-in's
+// object_read_popularity and object_write_popularity are LinkBench's
+// measured node_nreads and node_nwrites.
+func TestLinkBenchObjectPopularityMatchesLinkBench(t *testing.T) {
+	w, err := Builtin("linkbench")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkLinkBench(t, "node_nreads", w.ObjectReadPopularity, 1e-6)
+	checkLinkBench(t, "node_nwrites", w.ObjectWritePopularity, 1e-6)
+}
+
 // checkLinkBench compares a piecewise default with a section of LinkBench's
 // Distribution.dat: the exact values 0..20 first, the measured maximum last,
 // and the cumulative share at every bound equal to the measured CDF.
@@ -715,8 +727,27 @@ func TestLinkBenchBuiltin(t *testing.T) {
 			}
 		}
 	}
-	if w.RangeLimit != 10000 || w.EdgeReadCorrelation != 0.005 || w.RangeNonEmpty != Natural || w.EdgeHitRate != Natural {
-		t.Errorf("key choice: limit %d, correlation %v, targets %v %v", w.RangeLimit, w.EdgeReadCorrelation, w.RangeNonEmpty, w.EdgeHitRate)
+	// Table 4b: 26.6% of range scans return no row; the rest untargeted.
+	if w.RangeLimit != 10000 || w.EdgeReadCorrelation != 0.005 || w.RangeNonEmpty != 0.734 || w.EdgeHitRate != Natural || w.CountNonZero != Natural {
+		t.Errorf("key choice: limit %d, correlation %v, targets %v %v %v", w.RangeLimit, w.EdgeReadCorrelation, w.RangeNonEmpty, w.EdgeHitRate, w.CountNonZero)
+	}
+	// §3.3.2: associations 11.3 B mean, 49% empty; objects 87.6 B mean.
+	mean := func(d Dist[int]) (zero, all float64) {
+		var n float64
+		for i, v := range d.Values {
+			n += d.Weights[i]
+			all += d.Weights[i] * float64(v)
+			if v == 0 {
+				zero += d.Weights[i]
+			}
+		}
+		return zero / n, all / n
+	}
+	if zero, m := mean(w.PayloadSizes); math.Abs(zero-0.49) > 0.001 || math.Abs(m-11.3) > 0.05 {
+		t.Errorf("associations: %.3f empty, %.2f B mean; LinkBench measured 0.49 and 11.3 B", zero, m)
+	}
+	if _, m := mean(w.ObjectPayloadSizes); math.Abs(m-87.6) > 0.05 {
+		t.Errorf("objects: %.2f B mean; LinkBench measured 87.6 B", m)
 	}
 }
 
