@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/taobench/taobench/internal/sysmon"
 	"github.com/taobench/taobench/internal/termsafe"
 	"github.com/taobench/taobench/store"
 	"io"
@@ -62,6 +63,10 @@ func badInput(format string, args ...any) error {
 func badInputErr(err error) error { return &exitError{exitBadInput, err} }
 
 func main() {
+	// First, before any goroutine: the runtime's monitor thread kept from
+	// the deep sleep that costs a client a wake-up per request
+	// (internal/sysmon; once, by re-executing with GODEBUG set).
+	sysmon.Awake()
 	// SIGINT (Ctrl-C) and SIGTERM cancel the context with the signal as its
 	// cause: the command ends early, reports what it measured, and exits
 	// 130 or 143. After the first signal a second one ends the process at once.
