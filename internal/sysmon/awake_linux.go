@@ -28,5 +28,11 @@ func Awake() {
 	if !ok {
 		return
 	}
-	_ = syscall.Exec("/proc/self/exe", os.Args, e)
+	// The executable's own path, not /proc/self/exe, which would rename
+	// the process "exe" (ps, top, pgrep show the name of the file run).
+	path, err := os.Executable()
+	if err != nil {
+		return
+	}
+	_ = syscall.Exec(path, os.Args, e)
 }

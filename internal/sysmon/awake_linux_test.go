@@ -13,7 +13,8 @@ import (
 func TestAwake(t *testing.T) {
 	if os.Getenv("SYSMON_TEST_CHILD") == "1" {
 		Awake()
-		fmt.Printf("child GODEBUG=%q\n", os.Getenv("GODEBUG"))
+		comm, _ := os.ReadFile("/proc/self/comm")
+		fmt.Printf("child GODEBUG=%q comm=%q\n", os.Getenv("GODEBUG"), strings.TrimSpace(string(comm)))
 		return
 	}
 	if b, err := os.ReadFile("/proc/uptime"); err == nil {
@@ -34,6 +35,11 @@ func TestAwake(t *testing.T) {
 		t.Fatalf("child: %v\n%s", err, out)
 	}
 	if want := `child GODEBUG="schedtrace=` + period + `"`; !strings.Contains(string(out), want) {
+		t.Fatalf("child's output lacks %s:\n%s", want, out)
+	}
+	// The process keeps its name (a re-execution through /proc/self/exe
+	// would be called "exe").
+	if want := fmt.Sprintf("comm=%q", "sysmon.test"); !strings.Contains(string(out), want) {
 		t.Fatalf("child's output lacks %s:\n%s", want, out)
 	}
 	if strings.Contains(string(out), "SCHED ") {
