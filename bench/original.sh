@@ -90,15 +90,14 @@ HZ=$(getconf CLK_TCK)
 # psqlq sql: one value or row from the server, as the postgres database.
 psqlq() { psql -X -A -t -q -F ' ' "$PG/postgres" -c "$1"; }
 
-# ticks pid...: the processes' user + system CPU in clock ticks (0 for one gone).
+# ticks pid...: the processes' user + system CPU in clock ticks, and how
+# many of them are still there ("ticks count"); one process, not one per pid,
+# so that a sample stays quick on a busy machine.
 ticks() {
-	local p s=0 t
-	for p in "$@"; do
+	local p
+	for p in "$@"; do echo "/proc/$p/stat"; done | xargs cat 2>/dev/null |
 		# fields after the command's closing parenthesis: utime is the 12th, stime the 13th.
-		t=$(awk '{sub(/.*\) /, ""); print $12 + $13}' "/proc/$p/stat" 2>/dev/null) || t=0
-		s=$((s + ${t:-0}))
-	done
-	echo "$s"
+		awk '{sub(/.*\) /, ""); s += $12 + $13; n++} END {print s + 0, n + 0}'
 }
 
 # switches pid: context switches of all its threads so far, voluntary and
@@ -178,14 +177,30 @@ measure() {
 	[[ ${#backends[@]} -ge "$clients" ]] || die "$tool: $clients clients but ${#backends[@]} backends on $DB"
 	# /proc first, the server's counters after: psql can take a while on a busy machine.
 	sleep_until "$st + $WARMUP + 1"
-	d0=$(ticks "$pid") y0=$(switches "$pid") s0=$(ticks "${backends[@]}") b=$(now)
+	local dn sn
+	read -r d0 dn < <(ticks "$pid")
+	y0=$(switches "$pid")
+	read -r s0 sn < <(ticks "${backends[@]}")
+	b=$(now)
+	[[ $dn == 1 && $sn == "${#backends[@]}" ]] || die "$tool: the run or a backend ended before the interval began"
 	read -ra tup0 < <(psqlq "SELECT tup_returned, tup_fetched FROM pg_stat_database WHERE datname = '$DB'")
-	sleep_until "$st + $WARMUP + $DURATION - 1"
-	d1=$(ticks "$pid") y1=$(switches "$pid") s1=$(ticks "${backends[@]}") t=$(now)
-	local p
-	for p in "$pid" "${backends[@]}"; do
-		[[ -r /proc/$p/stat ]] || die "$tool: the run ended before the interval did (the machine may be too busy for a second's margin; give a longer DURATION)"
+	# The end: the last of samples every quarter second up to a second
+	# before the experiment's end at which the driver and every backend
+	# were still there (on a busy machine the start is seen late).
+	local end x1 z1 w1
+	end=$(awk "BEGIN {printf \"%.3f\", $st + $WARMUP + $DURATION - 1}")
+	d1=0
+	while :; do
+		read -r x1 dn < <(ticks "$pid")
+		z1=$(switches "$pid")
+		read -r w1 sn < <(ticks "${backends[@]}")
+		[[ $dn == 1 && $sn == "${#backends[@]}" ]] || break
+		d1=$x1 y1=$z1 s1=$w1 t=$(now)
+		awk "BEGIN {exit !($t < $end)}" || break
+		sleep 0.25
 	done
+	[[ $d1 != 0 ]] && awk "BEGIN {exit !($t - $b >= $DURATION / 2)}" ||
+		die "$tool: the run ended less than DURATION/2 after the interval began (the machine may be too busy to see its start in time; give a longer DURATION)"
 	read -ra tup1 < <(psqlq "SELECT tup_returned, tup_fetched FROM pg_stat_database WHERE datname = '$DB'")
 	[[ -z "${KEEP_WORK:-}" ]] || echo "$tool: start $(date -d @"$st" +%T.%N), interval $(date -d @"$b" +%T.%N) to $(date -d @"$t" +%T.%N); backends ${backends[*]}: $s0 -> $s1 ticks; driver $d0 -> $d1" >&2
 	wait "$pid" || die "$tool run failed: $(tail -3 "$out.err" "$out")"
