@@ -4,17 +4,18 @@
 # published workload files, the same client counts, interleaved.
 #
 # This script does not build the original: give it the binary you built
-# yourself per the original's README (its PostgreSQL adapter, `crdb`, needs
-# libpqxx 7). The original sleeps 60 s after reading its keys and 150 s
-# before and after each experiment; those sleeps are waited out here (the
-# script waits for the experiment's first line), so a binary with them
-# shortened in your copy makes the rounds far quicker.
+# yourself per the original's README, with its PostgreSQL adapter (crdb).
+# The original sleeps 60 s after reading its keys and 150 s before and after
+# each experiment; the script waits them out (it starts the clock at the
+# experiment's first status line), so a binary whose sleeps were shortened
+# in your copy makes the rounds far quicker.
 #
 # Each run, for each tool: a fresh database; the tool's own schema and load
 # of $EDGES edges with $LOAD_THREADS threads (the original's schema is the
-# one in its USAGE.md); then one experiment of $CLIENTS clients, $WARMUP s
-# warmup and $DURATION s measured. While it runs, from the experiment's
-# start + WARMUP + 1 s to its end - 1 s:
+# one in its USAGE.md); then one experiment on the workload file, $WARMUP s
+# warmup and $DURATION s measured. From the experiment's start + WARMUP + 1 s
+# to a second before its end (the last of samples every quarter second at
+# which the driver and every backend are still there):
 #   - the driver's CPU: utime + stime of its process (/proc/PID/stat);
 #   - the driver's context switches, voluntary and not, over its threads
 #     (/proc/PID/task/*/status);
@@ -30,13 +31,14 @@
 # and taobench/original.
 #
 # Usage: ORIGINAL=/path/to/original/taobench bench/original.sh
-# Environment: ORIGINAL (required), REFERENCE (directory holding
+# Environment: ORIGINAL (required); REFERENCE (the directory holding
 # workload_o.json and workload_a.json; default reference/taobench in
-# $TAOBENCH_SHARED, else in ../shared beside this checkout), WORKLOADS ("o a"), CLIENTS_LIST ("8 32"), EDGES
-# (200000), LOAD_THREADS (8), ROUNDS (3), WARMUP (3), DURATION (20),
-# PG (postgres://postgres@127.0.0.1:5432), TAOBENCH.
+# $TAOBENCH_SHARED, else in ../shared beside this checkout); WORKLOADS
+# ("o a"); CLIENTS_LIST ("8 32"); EDGES (200000); LOAD_THREADS (8); ROUNDS
+# (3); WARMUP (3); DURATION (20); PG (postgres://postgres@127.0.0.1:5432);
+# TAOBENCH; KEEP_WORK (keep the outputs and print the sample times).
 # Time: about WORKLOADS x CLIENTS_LIST x ROUNDS x 2 x (WARMUP + DURATION +
-# 12 s of load and start-up): 14 min with the defaults, once the original's
+# 13 s of load and start-up): 15 min with the defaults, once the original's
 # sleeps are cut.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -54,7 +56,7 @@ DURATION=${DURATION:-20}
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
 
 usage="usage: ORIGINAL=/path/to/original/taobench bench/original.sh (see the header for the other settings)"
-[[ -n "$ORIGINAL" ]] || { echo "original.sh: ORIGINAL is not set: give the path of the original TAOBench binary, built per its README with its PostgreSQL adapter (cmake . -DWITH_CRDB=ON)" >&2; echo "$usage" >&2; exit 2; }
+[[ -n "$ORIGINAL" ]] || { echo "original.sh: ORIGINAL is not set: give the path of the original TAOBench binary, built per its README with its PostgreSQL adapter (crdb)" >&2; echo "$usage" >&2; exit 2; }
 [[ -f "$ORIGINAL" && -x "$ORIGINAL" ]] || { echo "original.sh: ORIGINAL=$ORIGINAL is not an executable file; give the path of the original TAOBench binary" >&2; exit 2; }
 for w in $WORKLOADS; do
 	[[ -r "$REFERENCE/workload_$w.json" ]] || { echo "original.sh: no $REFERENCE/workload_$w.json: set REFERENCE to the directory of the published workload files" >&2; exit 2; }
