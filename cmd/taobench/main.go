@@ -63,10 +63,7 @@ func badInput(format string, args ...any) error {
 func badInputErr(err error) error { return &exitError{exitBadInput, err} }
 
 func main() {
-	// First, before any goroutine: the runtime's monitor thread kept from
-	// the deep sleep that costs a client a wake-up per request
-	// (internal/sysmon; once, by re-executing with GODEBUG set).
-	sysmon.Awake()
+	sysmon.Awake() // first: may re-execute; see internal/sysmon
 	// SIGINT (Ctrl-C) and SIGTERM cancel the context with the signal as its
 	// cause: the command ends early, reports what it measured, and exits
 	// 130 or 143. After the first signal a second one ends the process at once.
