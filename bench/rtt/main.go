@@ -4,7 +4,8 @@
 // and pools taobench uses (pgx's pool for postgres://, database/sql with
 // go-sql-driver/mysql for mysql://). bench/cpu.sh runs it beside taobench,
 // so the figure taobench reaches can be read against what one round trip
-// costs on the machine.
+// costs on the machine. Like taobench it keeps the runtime's monitor thread
+// awake (internal/sysmon), so the floor is not paying a cost taobench does not.
 //
 //	go run ./bench/rtt --db 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' --clients 16 --duration 10s
 package main
@@ -23,9 +24,11 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/taobench/taobench/internal/sysmon"
 )
 
 func main() {
+	sysmon.Awake()
 	db := flag.String("db", "", "postgres://… or mysql://user@host:port/db")
 	clients := flag.Int("clients", 16, "concurrent clients, each with its own connection")
 	duration := flag.Duration("duration", 10*time.Second, "how long to measure")

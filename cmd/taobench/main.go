@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/taobench/taobench/internal/sysmon"
 	"github.com/taobench/taobench/internal/termsafe"
 	"github.com/taobench/taobench/store"
 	"io"
@@ -62,6 +63,7 @@ func badInput(format string, args ...any) error {
 func badInputErr(err error) error { return &exitError{exitBadInput, err} }
 
 func main() {
+	sysmon.Awake() // first: may re-execute; see internal/sysmon
 	// SIGINT (Ctrl-C) and SIGTERM cancel the context with the signal as its
 	// cause: the command ends early, reports what it measured, and exits
 	// 130 or 143. After the first signal a second one ends the process at once.
