@@ -42,6 +42,10 @@ type Options struct {
 	// of a multi-primary cluster); the graph's record and indexes go
 	// through db.
 	Via []store.Database
+	// Ready, when set, is called once the graph's record is written
+	// and before any row is: an error stops the load (Via's databases
+	// must see the record first).
+	Ready func(ctx context.Context) error
 }
 
 // Result sums up a finished load.
@@ -120,6 +124,11 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 		}
 	}
 
+	if opt.Ready != nil {
+		if err := opt.Ready(ctx); err != nil {
+			return Result{}, err
+		}
+	}
 	var nodes, rows atomic.Int64
 	var tables tableRows
 	parent := ctx // cancelled by the user; ctx also when a loader fails

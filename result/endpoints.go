@@ -77,7 +77,7 @@ func endpointsJSON(e *Experiment) ([]jsonEndpoint, error) {
 		if n, longest, known := s.NoService(e.Measured); known {
 			x.NoServiceS, x.LongestNoServiceS = &n, &longest
 		}
-		for _, name := range metrics.SeriesNames() {
+		for _, name := range append([]string{metrics.All}, metrics.SeriesNames()...) {
 			x.LatencyUS[name] = jsonLatency(s.Stats(name))
 		}
 		out = append(out, x)

@@ -1,7 +1,9 @@
 package run
 
 import (
+	"bytes"
 	"context"
+	"maps"
 	"errors"
 	"fmt"
 	"slices"
@@ -93,5 +95,33 @@ func TestEndpoints(t *testing.T) {
 	}
 	if _, longest, _ := res.NoService(); longest != 0 {
 		t.Errorf("the whole run shows %d s without service; two endpoints answered", longest)
+	}
+
+	// The JSON carries each endpoint exactly, and merge adds them up.
+	var buf bytes.Buffer
+	run := &result.Run{Database: "ep0", Workload: "a", Seed: 1, Started: time.Now()}
+	if err := result.WriteJSON(&buf, run, []*result.Experiment{res}); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := result.ReadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run2 := *run
+	run2.Seed = 2
+	merged, err := result.Merge([]result.Named{{Name: "x", Doc: doc}, {Name: "y", Doc: &result.Doc{Run: &run2, Experiments: []*result.Experiment{res}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ep := range res.Endpoints {
+		back, m := doc.Experiments[0].Endpoints[i], merged.Experiments[0].Endpoints[i]
+		if back.Name != ep.Name || back.Clients != ep.Clients || back.Sum().Requests() != ep.Sum().Requests() ||
+			back.Sum().Stats("all") != ep.Sum().Stats("all") || !maps.Equal(back.ErrorCodes, ep.ErrorCodes) {
+			t.Errorf("endpoint %d read back as %s, %d clients, %d requests; wrote %s, %d, %d",
+				i, back.Name, back.Clients, back.Sum().Requests(), ep.Name, ep.Clients, ep.Sum().Requests())
+		}
+		if m.Clients != 2*ep.Clients || m.Sum().Requests() != 2*ep.Sum().Requests() {
+			t.Errorf("endpoint %d merged twice: %d clients, %d requests; want twice %d, %d", i, m.Clients, m.Sum().Requests(), ep.Clients, ep.Sum().Requests())
+		}
 	}
 }

@@ -107,7 +107,7 @@ func (s *Session) sameGraphEverywhere(ctx context.Context) error {
 		for {
 			got, err := meta(i)
 			if err != nil {
-				return fmt.Errorf("%s: reading the graph record of endpoint %d (%s): %w", s.opts.Name, i+1, s.eps[i].Name, err)
+				return badInput("%s: reading the graph record of endpoint %d (%s): %v; every --db of a run must be a server of the same database (a node of the same cluster)", s.opts.Name, i+1, s.eps[i].Name, err)
 			}
 			diff := metaDiff(want, got)
 			if diff == "" {
@@ -179,4 +179,45 @@ func (s *Session) loaders(threads int) []store.Database {
 		via[t] = s.eps[run.EndpointOf(ws, t)].Store.(store.Database)
 	}
 	return via
+}
+
+// DBFlag is --db as a flag.Value: the first value replaces the default
+// URL, and, when Many, each further one adds an endpoint (More); else a
+// second --db is refused as any flag given twice is (flagx).
+type DBFlag struct {
+	URL  string
+	More []string
+	Many bool
+	set  bool
+}
+
+func (f *DBFlag) String() string { return f.URL }
+
+// Set takes one --db.
+func (f *DBFlag) Set(v string) error {
+	if f.set {
+		f.More = append(f.More, v)
+	} else {
+		f.URL, f.set = v, true
+	}
+	return nil
+}
+
+// Repeatable lets flagx accept --db again where a command spreads its
+// clients over several endpoints.
+func (f *DBFlag) Repeatable() bool { return f.Many }
+
+// FromEnv replaces each env:NAME among the URLs by the URL in the
+// environment variable NAME (store.FromEnv).
+func (f *DBFlag) FromEnv() error {
+	var err error
+	if f.URL, err = store.FromEnv(f.URL); err != nil {
+		return err
+	}
+	for i, u := range f.More {
+		if f.More[i], err = store.FromEnv(u); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -103,7 +103,7 @@ func (s *Session) LoadGraph(ctx context.Context, g *graph.Graph, w *workload.Wor
 		s.sink.Note(fmt.Sprintf("loading %d nodes (about %d edges) of workload %s's graph with %d loader(s)", g.Nodes(), g.Edges(), w.Name, threads))
 	}
 	res, err := bulkload.Load(ctx, db, g, g.Meta(w), bulkload.Options{Threads: threads, Report: s.sink.LoadProgress, Version: s.opts.Version, Part: d.Index, Parts: d.N(),
-		Via: s.loaders(threads)})
+		Via: s.loaders(threads), Ready: s.sameGraphEverywhere})
 	s.sink.LoadEnded()
 	if err != nil {
 		return interrupted(ctx, err)
