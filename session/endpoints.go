@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
 )
@@ -89,8 +90,8 @@ func (s *Session) closeMore() {
 
 // sameGraphEverywhere checks that every endpoint holds the first one's graph
 // record: the endpoints must be servers of one database. A cluster that
-// replicates asynchronously may show a load's last record late, so a
-// difference is read again for up to sameGraphWait.
+// replicates asynchronously may show a load's record late, so a record
+// missing or in another state is read again for up to sameGraphWait.
 func (s *Session) sameGraphEverywhere(ctx context.Context) error {
 	if len(s.eps) < 2 {
 		return nil
@@ -113,7 +114,9 @@ func (s *Session) sameGraphEverywhere(ctx context.Context) error {
 			if diff == "" {
 				break
 			}
-			if time.Now().After(deadline) || ctx.Err() != nil {
+			// Only a record not there yet, or not yet complete, may be late.
+			late := len(got) == 0 || got[graph.MetaState] != want[graph.MetaState]
+			if !late || time.Now().After(deadline) || ctx.Err() != nil {
 				return badInput("%s: endpoint %d (%s) holds another graph record than endpoint 1 (%s): %s; every --db of a run must be a server of the same database (a node of the same cluster)",
 					s.opts.Name, i+1, s.eps[i].Name, s.eps[0].Name, diff)
 			}

@@ -110,7 +110,8 @@ func MariaDBReplicas(t testing.TB) []string {
 			skipOrFail(t, "%s is missing (apt-get install mariadb-server): no replicas", f)
 		}
 	}
-	return cluster(t, "mariadb", []int{0})
+	urls, _ := cluster(t, "mariadb", []int{0})
+	return urls
 }
 
 // cluster runs bench/cluster/NAME start in a directory of the test's own
