@@ -124,7 +124,7 @@ func validateDB(ctx context.Context, e *env, dbURL, metricsAddr string, gr graph
 func openRecorded(ctx context.Context, e *env, name string, args []string) (*session.Session, map[string]string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var db dbSpec
-	db.register(fs, defaultDB(), "database URL")
+	db.register(fs, defaultDB(), "database `URL`")
 	if err := parse(fs, args); err != nil {
 		return nil, nil, err
 	}

@@ -25,7 +25,7 @@ const (
 
 const metricsAddrHelp = "serve Prometheus metrics at http://HOST:PORT/metrics while the command works (docs/results.md), e.g. 127.0.0.1:9100; port 0 picks a free one"
 
-const dbHelp = "database URL: sqlite:PATH, postgres://…, mysql://…"
+const dbHelp = "database `URL`: sqlite:PATH, postgres://…, mysql://…"
 
 // dbSpec is --db and, where given again, more endpoints and --db-weights.
 type dbSpec struct {
