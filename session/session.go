@@ -98,7 +98,8 @@ type Options struct {
 	// HOST:PORT, port 0 for a free one) until Close; a bad address or a
 	// port in use is an InputError, before the database is opened.
 	MetricsAddr string
-	// More are further endpoints of the database Open opens, and Weights
+	// More are further endpoints of the database Open opens (New takes
+	// one store and ignores them), and Weights
 	// ("2,1,1", "" for equal) every endpoint's share of the clients
 	// (endpoints.go).
 	More    []string
