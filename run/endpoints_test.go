@@ -3,9 +3,9 @@ package run
 import (
 	"bytes"
 	"context"
-	"maps"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync/atomic"
 	"testing"
