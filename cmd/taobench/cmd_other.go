@@ -157,11 +157,12 @@ func cmdInfo(ctx context.Context, e *env, args []string) error {
 
 func cmdSchema(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
-	dbURL := fs.String("db", defaultDB(), "database URL (the DDL depends on the database)")
+	var db dbSpec
+	db.register(fs, defaultDB(), "database `URL` (the DDL depends on the database)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ddl, err := session.Schema(ctx, *dbURL)
+	ddl, err := session.Schema(ctx, db.URL)
 	if err != nil {
 		return err
 	}
