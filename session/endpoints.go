@@ -43,18 +43,27 @@ func ParseWeights(spec string, n int) ([]int, error) {
 	return ws, nil
 }
 
-// openMore opens the endpoints beyond the first (s.st, already open).
-func (s *Session) openMore(ctx context.Context) error {
-	o := s.opts
+// checkWeights checks o's weights before anything is opened.
+func checkWeights(o Options) ([]int, error) {
 	if len(o.More) == 0 {
 		if o.Weights != "" {
-			return badInput("%s: --db-weights %s with one --db: give --db once per endpoint, or drop --db-weights", o.Name, o.Weights)
+			return nil, badInput("%s: --db-weights %s with one --db: give --db once per endpoint, or drop --db-weights", o.Name, o.Weights)
 		}
-		return nil
+		return nil, nil
 	}
 	ws, err := ParseWeights(o.Weights, 1+len(o.More))
 	if err != nil {
-		return badInput("%s: %v", o.Name, err)
+		return nil, badInput("%s: %v", o.Name, err)
+	}
+	return ws, nil
+}
+
+// openMore opens the endpoints beyond the first (s.st, already open),
+// weighted ws.
+func (s *Session) openMore(ctx context.Context, ws []int) error {
+	o := s.opts
+	if len(o.More) == 0 {
+		return nil
 	}
 	s.eps = []run.Endpoint{{Name: s.url, Store: s.st, Weight: ws[0]}}
 	for i, url := range o.More {

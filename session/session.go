@@ -124,6 +124,10 @@ type Session struct {
 // says about how it opened (Notes). A failure to connect is an
 // InputError; no message shows the URL's password.
 func Open(ctx context.Context, url string, opts Options) (*Session, error) {
+	ws, err := checkWeights(opts)
+	if err != nil {
+		return nil, err
+	}
 	if opts.MetricsAddr != "" {
 		srv, err := livemetrics.Listen(opts.MetricsAddr)
 		if err != nil {
@@ -140,7 +144,7 @@ func Open(ctx context.Context, url string, opts Options) (*Session, error) {
 	}
 	s := New(st, store.Redact(url), opts)
 	s.owned, s.ownLive = true, opts.MetricsAddr != ""
-	if err := s.openMore(ctx); err != nil {
+	if err := s.openMore(ctx, ws); err != nil {
 		s.Close()
 		return nil, err
 	}
