@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"maps"
 	"slices"
@@ -200,7 +201,23 @@ type DBFlag struct {
 	URL  string
 	More []string
 	Many bool
-	set  bool
+	// Weights is --db-weights, with Many.
+	Weights string
+	set     bool
+}
+
+// Register registers --db on fs, default def: one URL.
+func (f *DBFlag) Register(fs *flag.FlagSet, def, help string) {
+	f.URL = def
+	fs.Var(f, "db", help)
+}
+
+// RegisterMany registers --db, which may be given again for more
+// endpoints of the same database, and --db-weights.
+func (f *DBFlag) RegisterMany(fs *flag.FlagSet, def, help string) {
+	f.Many = true
+	f.Register(fs, def, help+"; given again, another server of the same database: clients and loaders are spread over them (docs/distributed.md)")
+	fs.StringVar(&f.Weights, "db-weights", "", "with --db given N times: N shares of the clients, in --db order, e.g. 2,1,1 (default: equal)")
 }
 
 func (f *DBFlag) String() string { return f.URL }

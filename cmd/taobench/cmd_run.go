@@ -30,7 +30,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 			threadsHelp: "concurrent clients; with --rate, the most requests in flight at once (too few: requests queue, and the report says the rate was not reached)",
 			seedHelp:    "request seed (default: a new one each run, printed); the graph's seed is the database's"}
 	)
-	db.registerMany(fs, defaultDB(), dbHelp+", or null (no database)")
+	db.RegisterMany(fs, defaultDB(), dbHelp+", or null (no database)")
 	gr.register(fs, true, defaultEdges, "graph size in edges: loaded when the database holds no graph; the size used with --db null")
 	rs.register(fs, proc)
 	ol.register(fs, true, "target rate in requests per second across all clients (open loop; latency counts from each request's intended start); 0: closed loop")
@@ -121,7 +121,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if alone {
 		db.URL = ts.Replicas[0]
 	}
-	s, err := openSession(ctx, e, db.URL, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, MetricsAddr: outs.metricsAddr, ReadOnly: alone, More: db.More, Weights: db.weights})
+	s, err := openSession(ctx, e, db.URL, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, MetricsAddr: outs.metricsAddr, ReadOnly: alone, More: db.More, Weights: db.Weights})
 	if err != nil {
 		return err
 	}

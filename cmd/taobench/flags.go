@@ -27,22 +27,9 @@ const metricsAddrHelp = "serve Prometheus metrics at http://HOST:PORT/metrics wh
 
 const dbHelp = "database `URL`: sqlite:PATH, postgres://…, mysql://…"
 
-// dbSpec is --db and, where given again, more endpoints and --db-weights.
-type dbSpec struct {
-	session.DBFlag
-	weights string
-}
-
-func (s *dbSpec) register(fs *flag.FlagSet, def, help string) {
-	s.URL = def
-	fs.Var(&s.DBFlag, "db", help)
-}
-
-func (s *dbSpec) registerMany(fs *flag.FlagSet, def, help string) {
-	s.Many = true
-	s.register(fs, def, help+"; given again, another server of the same database: clients and loaders are spread over them (docs/distributed.md)")
-	fs.StringVar(&s.weights, "db-weights", "", "with --db given N times: N shares of the clients, in --db order, e.g. 2,1,1 (default: equal)")
-}
+// dbSpec is --db; where a command spreads its clients over several
+// endpoints, given again, and --db-weights (session.DBFlag registers them).
+type dbSpec = session.DBFlag
 
 // graphSpec is the workload and the graph to load when the database holds
 // none: --workload (unless the command has its own), --edges,
