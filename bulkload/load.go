@@ -37,6 +37,15 @@ type Options struct {
 	// I/N, parts.go): this one writes part Part (0-based) of Parts, a
 	// contiguous node range. Parts 0 or 1 loads the whole graph.
 	Part, Parts int
+	// Via, when given, holds one database per loader: loader t writes
+	// its rows through Via[t], an endpoint of the same database (a node
+	// of a multi-primary cluster); the graph's record and indexes go
+	// through db.
+	Via []store.Database
+	// Ready, when set, is called once the graph's record is written
+	// and before any row is: an error stops the load (Via's databases
+	// must see the record first).
+	Ready func(ctx context.Context) error
 }
 
 // Result sums up a finished load.
@@ -115,6 +124,11 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 		}
 	}
 
+	if opt.Ready != nil {
+		if err := opt.Ready(ctx); err != nil {
+			return Result{}, err
+		}
+	}
 	var nodes, rows atomic.Int64
 	var tables tableRows
 	parent := ctx // cancelled by the user; ctx also when a loader fails
@@ -124,10 +138,14 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 	var wg sync.WaitGroup
 	for t := int64(0); t < threads; t++ {
 		lo, hi := first+total*t/threads, first+total*(t+1)/threads
+		via := db
+		if t < int64(len(opt.Via)) {
+			via = opt.Via[t]
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := loadRange(ctx, db, g, lo, hi, opt.BatchRows, &nodes, &rows, &tables); err != nil {
+			if err := loadRange(ctx, via, g, lo, hi, opt.BatchRows, &nodes, &rows, &tables); err != nil {
 				errs <- err
 				cancel()
 			}

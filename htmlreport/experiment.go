@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -22,6 +23,54 @@ type expView struct {
 	Contention []Field
 	Fidelity   []result.FidelityRow
 	Resources  []Field
+	Endpoints  []epRow
+}
+
+// epRow is one endpoint of a run spread over several.
+type epRow struct {
+	Name                                  string
+	Weight, Clients                       int
+	Requests, Conflicts, Errors, Timeouts int64
+	Rate, P50, P99, Codes, Server         string
+	Failed                                bool // it lost requests: highlighted
+}
+
+func endpointRows(e *result.Experiment) []epRow {
+	var rows []epRow
+	for _, ep := range e.Endpoints {
+		s := ep.Sum()
+		r := epRow{Name: ep.Name, Weight: ep.Weight, Clients: ep.Clients, Requests: s.Requests(),
+			Errors: s.Outcome(tao.Error), Timeouts: s.Outcome(tao.Timeout),
+			P50: ms(s.Stats(metrics.All).P50), P99: ms(s.Stats(metrics.All).P99)}
+		r.Failed = r.Errors+r.Timeouts > 0
+		for o := range tao.NumOutcomes {
+			if o.IsConflict() {
+				r.Conflicts += s.Outcome(o)
+			}
+		}
+		if e.Measured > 0 {
+			r.Rate = fmt.Sprintf("%.1f", float64(r.Requests)/e.Measured.Seconds())
+		}
+		var codes []string
+		for _, k := range ep.ErrorCodes.Sorted() {
+			codes = append(codes, k.String())
+		}
+		r.Codes = strings.Join(codes, ", ")
+		if sv := ep.Server; sv != nil {
+			var cs []string
+			for _, k := range []string{"wsrep_local_cert_failures", "wsrep_local_bf_aborts", "deadlocks", "Innodb_deadlocks", "xact_rollback"} {
+				if v, ok := sv.Deltas[k]; ok {
+					cs = append(cs, fmt.Sprintf("%s +%d", k, v))
+				}
+			}
+			r.Server = strings.Join(cs, ", ")
+			if sv.Error != "" {
+				r.Server += " (" + sv.Error + ")"
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
 }
 
 type latRow struct {
@@ -102,6 +151,7 @@ func newExpView(id string, i int, e *result.Experiment, res []Field) expView {
 		{"overall", pct(c.OverallPct)},
 		{"overall with unique", pct(c.OverallWithUniquePct)},
 	}
+	v.Endpoints = endpointRows(e)
 	v.Timeline = timelineCharts(id, s)
 	v.Dist = append(distCharts(id+"-class", "class", s, classes()), distCharts(id+"-kind", "kind", s, kinds())...)
 	return v

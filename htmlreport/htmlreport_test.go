@@ -229,3 +229,45 @@ func TestFidelityFailMarked(t *testing.T) {
 		}
 	}
 }
+
+// TestEndpointsTable: a run over several endpoints shows an Endpoints
+// table, a row each, the one that lost requests marked, its codes and its
+// server's certification failures beside its requests.
+func TestEndpointsTable(t *testing.T) {
+	e := experiment(20, time.Microsecond)
+	lost := experiment(5, time.Microsecond)
+	lost.Summary.Merge(experimentWith(tao.Error).Summary)
+	e.Endpoints = []result.Endpoint{
+		{Name: "mysql://bench:xxxxx@n1/t", Weight: 1, Clients: 1, Summary: experiment(20, time.Microsecond).Summary,
+			Server: &result.ServerUsage{Deltas: map[string]int64{"wsrep_local_cert_failures": 7}}},
+		{Name: "mysql://bench:xxxxx@n2/t", Weight: 1, Clients: 1, Summary: lost.Summary,
+			ErrorCodes: result.ErrorCodes{{Outcome: tao.Error, Code: "2002"}: 1}},
+	}
+	f, err := Parse("a.json", encode(t, nil, e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, []*File{f}, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{
+		"<h4>Endpoints</h4>",
+		`<tr><td>mysql://bench:xxxxx@n1/t</td><td class="num">1</td><td class="num">1</td><td class="num">120</td>`,
+		`wsrep_local_cert_failures &#43;7`,
+		`<tr class="worse"><td>mysql://bench:xxxxx@n2/t</td>`,
+		`<td>error 2002 ×1</td>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// experimentWith is one measured request ending in o.
+func experimentWith(o tao.Outcome) *result.Experiment {
+	r := metrics.NewRecorder()
+	r.Record(&metrics.Sample{Class: tao.Read, Kind: tao.ObjRead, Outcome: o, Attempts: 1, Latency: time.Millisecond, At: time.Millisecond})
+	return &result.Experiment{Summary: r.Snapshot()}
+}

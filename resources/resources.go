@@ -27,9 +27,7 @@ const (
 
 // Sampler samples one experiment, from Start to Stop.
 type Sampler struct {
-	st      store.StatsReader // nil: no server view
-	before  store.ServerStats
-	bErr    error
+	srv     *Server // nil: no server view
 	start   time.Time
 	u0      usage
 	u0ok    bool // u0 was read
@@ -44,11 +42,7 @@ type Sampler struct {
 // Start reads the server's statistics, when st can give them, and starts
 // sampling the driver every Interval.
 func Start(ctx context.Context, st store.Store) *Sampler {
-	s := &Sampler{stop: make(chan struct{})}
-	if r, ok := st.(store.StatsReader); ok {
-		s.st = r
-		s.before, s.bErr = readServer(ctx, r, serverTimeout)
-	}
+	s := &Sampler{stop: make(chan struct{}), srv: StartServer(ctx, st)}
 	s.start = time.Now()
 	s.u0, s.err = readUsage()
 	s.u0ok = s.err == nil
@@ -112,13 +106,37 @@ func (s *Sampler) Stop(ctx context.Context, hurried bool) *result.Resources {
 		d.CPUPct = cpuPct(d.User+d.Sys, end.Sub(s.start))
 		d.MaxRSS = max(d.MaxRSS, u.rss)
 	}
-	if s.st != nil {
-		res.Server = s.server(ctx, hurried)
-	}
+	res.Server = s.srv.Stop(ctx, hurried)
 	return res
 }
 
-func (s *Sampler) server(ctx context.Context, hurried bool) *result.ServerUsage {
+// Server reads one server's statistics before and after an experiment:
+// the run's other endpoints' (docs/distributed.md), beside the first's
+// that the Sampler reads.
+type Server struct {
+	st     store.StatsReader
+	before store.ServerStats
+	bErr   error
+}
+
+// StartServer reads the server's statistics when st can give them; nil
+// when it cannot (the null store).
+func StartServer(ctx context.Context, st store.Store) *Server {
+	r, ok := st.(store.StatsReader)
+	if !ok {
+		return nil
+	}
+	s := &Server{st: r}
+	s.before, s.bErr = readServer(ctx, r, serverTimeout)
+	return s
+}
+
+// Stop reads the server's statistics again, as Sampler.Stop does, and
+// returns their growth; nil for a nil Server.
+func (s *Server) Stop(ctx context.Context, hurried bool) *result.ServerUsage {
+	if s == nil {
+		return nil
+	}
 	ctx = context.WithoutCancel(ctx)
 	timeout := serverTimeout
 	switch {

@@ -64,6 +64,8 @@ type jsonExperiment struct {
 	Lost       jsonLost                    `json:"lost"`
 	Fidelity   jsonFidelity                `json:"fidelity"`
 	Resources  jsonResources               `json:"resources"`
+	// Endpoints: each endpoint's part of a run over several (endpoints.go).
+	Endpoints []jsonEndpoint `json:"endpoints"`
 
 	// Exact data, from which merge rebuilds everything above.
 	Started    time.Time                     `json:"started"`
@@ -199,10 +201,10 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 		NotIssued:   e.OpenLoop.NotIssued,
 		RateReached: e.OpenLoop.Reached(),
 		Overtime:    e.Overtime,
-		Outcomes:    map[string]int64{},
+		Outcomes:    outcomesJSON(s),
 		Contention:  contentionJSON(e.Contention()),
 		ErrorCodes:  errorCodesJSON(e.ErrorCodes),
-		Lost:        jsonLost{Timeline: []jsonLostSecond{}},
+		Lost:        lostJSON(s),
 		Fidelity:    jsonFidelity{Rows: e.Fidelity, Counts: e.Counters},
 		Resources:   resourcesJSON(e.Resources, e.Procs()),
 		Started:     e.Started.UTC(),
@@ -241,13 +243,26 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 		x.ServiceUS[c.String()] = jsonLatency(s.ServiceStats(c.String()))
 		x.InjectedUS[c.String()] = jsonLatency(s.InjectedStats(c.String()))
 	}
-	for o := range tao.NumOutcomes {
-		x.Outcomes[o.String()] = s.Outcome(o)
-	}
-	var tl []metrics.LostSecond
-	x.Lost.Count, tl = s.Lost()
-	for _, l := range tl {
-		x.Lost.Timeline = append(x.Lost.Timeline, jsonLostSecond(l))
+	if x.Endpoints, err = endpointsJSON(e); err != nil {
+		return jsonExperiment{}, err
 	}
 	return x, nil
+}
+
+func outcomesJSON(s *metrics.Summary) map[string]int64 {
+	m := map[string]int64{}
+	for o := range tao.NumOutcomes {
+		m[o.String()] = s.Outcome(o)
+	}
+	return m
+}
+
+func lostJSON(s *metrics.Summary) jsonLost {
+	x := jsonLost{Timeline: []jsonLostSecond{}}
+	var tl []metrics.LostSecond
+	x.Count, tl = s.Lost()
+	for _, l := range tl {
+		x.Timeline = append(x.Timeline, jsonLostSecond(l))
+	}
+	return x
 }

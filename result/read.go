@@ -48,24 +48,12 @@ func experimentFromJSON(x *jsonExperiment) (*Experiment, error) {
 	if x.Histograms == nil || x.Counters == nil {
 		return nil, fmt.Errorf("no histograms or counters: written by a taobench that kept only percentiles, so it cannot be merged exactly; run it again with this version")
 	}
-	d := &metrics.Data{Series: x.Histograms, Service: x.ServiceHistograms, Injected: x.InjectedHistograms,
-		Counters: x.Counters.CountersData, Timeline: x.Timeline}
-	var n int64
-	for o := range tao.NumOutcomes {
-		v, ok := x.Outcomes[o.String()]
-		if !ok {
-			return nil, fmt.Errorf("outcomes has no %s", o)
-		}
-		d.Outcomes[o] = v
-		n += v
+	sum, err := summaryFromJSON(&metrics.Data{Series: x.Histograms, Service: x.ServiceHistograms, Injected: x.InjectedHistograms,
+		Counters: x.Counters.CountersData, Timeline: x.Timeline}, x.Outcomes, x.Ops, x.Lost)
+	if err != nil {
+		return nil, err
 	}
-	if n != x.Ops {
-		return nil, fmt.Errorf("the outcomes add up to %d requests, ops says %d", n, x.Ops)
-	}
-	for _, l := range x.Lost.Timeline {
-		d.Lost = append(d.Lost, metrics.LostSecond(l))
-	}
-	sum, err := metrics.FromData(d)
+	eps, err := endpointsFromJSON(x.Endpoints)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +94,7 @@ func experimentFromJSON(x *jsonExperiment) (*Experiment, error) {
 		Overtime:     x.Overtime,
 		Resources:    resourcesFromJSON(&x.Resources),
 		ErrorCodes:   codes,
+		Endpoints:    eps,
 	}
 	if err := driverExperimentFromJSON(x.jsonDriverExperiment, e); err != nil {
 		return nil, err
@@ -114,4 +103,25 @@ func experimentFromJSON(x *jsonExperiment) (*Experiment, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// summaryFromJSON rebuilds a summary from its exact data d, the outcomes
+// (which must add up to ops) and the lost requests.
+func summaryFromJSON(d *metrics.Data, outcomes map[string]int64, ops int64, lost jsonLost) (*metrics.Summary, error) {
+	var n int64
+	for o := range tao.NumOutcomes {
+		v, ok := outcomes[o.String()]
+		if !ok {
+			return nil, fmt.Errorf("outcomes has no %s", o)
+		}
+		d.Outcomes[o] = v
+		n += v
+	}
+	if n != ops {
+		return nil, fmt.Errorf("the outcomes add up to %d requests, ops says %d", n, ops)
+	}
+	for _, l := range lost.Timeline {
+		d.Lost = append(d.Lost, metrics.LostSecond(l))
+	}
+	return metrics.FromData(d)
 }

@@ -58,19 +58,26 @@ func resourcesJSON(r *Resources, procs int) jsonResources {
 	for _, s := range d.Samples {
 		x.Driver.Samples = append(x.Driver.Samples, jsonDriverSample{TS: s.At.Seconds(), CPUPct: s.CPUPct, RSSBytes: s.RSS})
 	}
-	if s := r.Server; s != nil {
-		x.Server = &jsonServer{Engine: s.Engine, Product: s.Product, Before: jsonServerState(s.Before), After: jsonServerState(s.After),
-			Deltas: s.Deltas, TableDeltas: s.TableDeltas, Error: s.Error}
-		for _, st := range []*jsonServerState{&x.Server.Before, &x.Server.After} {
-			st.SizeBytes, st.Gauges = nonNil(st.SizeBytes), nonNil(st.Gauges)
-		}
-		x.Server.Deltas = nonNil(x.Server.Deltas)
-		if x.Server.TableDeltas == nil {
-			x.Server.TableDeltas = map[string]map[string]int64{}
-		}
-		if v, ok := s.TuplesPerRequest(); ok {
-			x.Server.TuplesPerRequest = &v
-		}
+	x.Server = serverJSON(r.Server)
+	return x
+}
+
+// serverJSON converts a server's usage; nil for nil.
+func serverJSON(s *ServerUsage) *jsonServer {
+	if s == nil {
+		return nil
+	}
+	x := &jsonServer{Engine: s.Engine, Product: s.Product, Before: jsonServerState(s.Before), After: jsonServerState(s.After),
+		Deltas: s.Deltas, TableDeltas: s.TableDeltas, Error: s.Error}
+	for _, st := range []*jsonServerState{&x.Before, &x.After} {
+		st.SizeBytes, st.Gauges = nonNil(st.SizeBytes), nonNil(st.Gauges)
+	}
+	x.Deltas = nonNil(x.Deltas)
+	if x.TableDeltas == nil {
+		x.TableDeltas = map[string]map[string]int64{}
+	}
+	if v, ok := s.TuplesPerRequest(); ok {
+		x.TuplesPerRequest = &v
 	}
 	return x
 }
@@ -94,9 +101,15 @@ func resourcesFromJSON(x *jsonResources) *Resources {
 	for _, s := range x.Driver.Samples {
 		d.Samples = append(d.Samples, DriverSample{At: seconds(s.TS), CPUPct: s.CPUPct, RSS: s.RSSBytes})
 	}
-	if s := x.Server; s != nil {
-		r.Server = &ServerUsage{Engine: s.Engine, Product: s.Product, Before: ServerState(s.Before), After: ServerState(s.After),
-			Deltas: s.Deltas, TableDeltas: s.TableDeltas, Error: s.Error}
-	}
+	r.Server = serverFromJSON(x.Server)
 	return r
+}
+
+// serverFromJSON reads back what serverJSON wrote; nil for nil.
+func serverFromJSON(s *jsonServer) *ServerUsage {
+	if s == nil {
+		return nil
+	}
+	return &ServerUsage{Engine: s.Engine, Product: s.Product, Before: ServerState(s.Before), After: ServerState(s.After),
+		Deltas: s.Deltas, TableDeltas: s.TableDeltas, Error: s.Error}
 }

@@ -55,6 +55,10 @@ type Experiment struct {
 	// ErrorCodes counts the attempts that ended in a conflict, timeout or
 	// error by the code the database gave (codes.go).
 	ErrorCodes ErrorCodes
+	// Endpoints are each endpoint's part of a run spread over several
+	// endpoints of one database (endpoints.go), in the order given; nil
+	// for a run on one.
+	Endpoints []Endpoint
 	// Consistency is what the read tiers served and how much was stale
 	// (consistency.go); nil for a run without tiers.
 	Consistency *Consistency

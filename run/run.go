@@ -81,11 +81,15 @@ type Experiment struct {
 
 // Config is what every experiment of a run shares.
 type Config struct {
-	Store    store.Store
-	Workload *workload.Workload
-	Graph    *graph.Graph
-	Run      int64  // run number reserved in the database; part of new ids
-	Seed     uint64 // seeds every client's generator
+	Store store.Store
+	// Endpoints, when two or more, are servers of one database the
+	// clients are spread over (endpoints.go, EndpointOf); Store is then
+	// unused, and the result breaks its figures down per endpoint.
+	Endpoints []Endpoint
+	Workload  *workload.Workload
+	Graph     *graph.Graph
+	Run       int64  // run number reserved in the database; part of new ids
+	Seed      uint64 // seeds every client's generator
 	// FirstClient is the run-wide number of this process's first client
 	// when drivers share a run: client i here is client FirstClient+i of
 	// the run, drawing that client's stream and creating its ids.
@@ -149,7 +153,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	if cfg.FirstClient < 0 || cfg.FirstClient+e.Threads > MaxClients {
 		return nil, fmt.Errorf("experiment: clients %d to %d; a run has at most %d", cfg.FirstClient, cfg.FirstClient+e.Threads-1, MaxClients)
 	}
-	if cfg.Store == nil || cfg.Workload == nil || cfg.Graph == nil {
+	if (cfg.Store == nil && len(cfg.Endpoints) < 2) || cfg.Workload == nil || cfg.Graph == nil {
 		return nil, fmt.Errorf("experiment: the config needs a store, a workload and a graph")
 	}
 	if err := CheckRate(e.Rate); err != nil {
@@ -163,19 +167,28 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	if err != nil {
 		return nil, err
 	}
-	// The recorders share one per-second timeline, so its memory does not
-	// grow with their number.
-	tl := metrics.NewTimeline()
-	recs := make([]*metrics.Recorder, min(e.Threads, maxRecorders))
-	for i := range recs {
-		recs[i] = metrics.NewRecorderSharing(tl)
+	// An endpoint's recorders share one per-second timeline, so its
+	// memory does not grow with their number.
+	gs, of, err := groups(&cfg, e.Threads)
+	if err != nil {
+		return nil, err
+	}
+	if len(gs) > 1 {
+		cfg.Store = gs[0].ep.Store // for the server's statistics and tiers
+	}
+	var recs []*metrics.Recorder
+	for _, g := range gs {
+		recs = append(recs, g.recs...)
 	}
 	var loss firstLoss
 	x := newExpShared(&cfg, e.Threads)
 	clients := make([]*client, e.Threads)
 	for i := range clients {
 		k := cfg.FirstClient + i // run-wide client number
-		clients[i] = newClient(plan, k, &cfg, recs[i%len(recs)], x)
+		g := gs[of[i]]
+		clients[i] = newClient(plan, k, &cfg, g.recs[len(g.clients)%len(g.recs)], x)
+		clients[i].st = g.ep.Store
+		g.clients = append(g.clients, clients[i])
 		clients[i].loss = &loss
 		clients[i].id, clients[i].live = i, cfg.Live
 		if cfg.InjectLatency {
@@ -188,6 +201,11 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	// The experiment's clock starts once the plan and clients are built,
 	// or at the shared start, and the server's statistics read.
 	sampler := resources.Start(ctx, cfg.Store)
+	if len(gs) > 1 {
+		for _, g := range gs[1:] {
+			g.server = resources.StartServer(ctx, g.ep.Store)
+		}
+	}
 	start, late := sharedStart(ctx, e.At)
 	b := bounds{measure: start.Add(e.Warmup), end: start.Add(e.Warmup + e.Duration)}
 	if e.Rate > 0 {
@@ -249,10 +267,11 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		}
 	}
 	sum := metrics.NewSummary()
-	for _, r := range recs {
-		sum.Merge(r.Snapshot())
+	sums := make([]*metrics.Summary, len(gs))
+	for i, g := range gs {
+		sums[i] = g.summary()
+		sum.Merge(sums[i])
 	}
-	sum.Merge(tl.Snapshot())
 	var fid result.Counters
 	var codes result.ErrorCodes
 	for _, c := range clients {
@@ -284,11 +303,24 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	if tiers != nil {
 		consistency = tiers.EndExperiment()
 	}
+	// Requests that timed out may mean a hung server, and Ctrl-C wants
+	// out: the server's statistics must not hold the run.
+	hurried := ctx.Err() != nil || abandoned > 0 || sum.Outcome(tao.Timeout) > 0
+	res := sampler.Stop(ctx, hurried)
+	var eps []result.Endpoint
+	if len(gs) > 1 {
+		for i, g := range gs {
+			server := res.Server
+			if i > 0 {
+				server = g.server.Stop(ctx, hurried)
+			}
+			eps = append(eps, g.result(sums[i], server))
+		}
+	}
 	return &result.Experiment{
-		Consistency: consistency,
-		// Requests that timed out may mean a hung server, and Ctrl-C
-		// wants out: the server's statistics must not hold the run.
-		Resources:    sampler.Stop(ctx, ctx.Err() != nil || abandoned > 0 || sum.Outcome(tao.Timeout) > 0),
+		Consistency:  consistency,
+		Endpoints:    eps,
+		Resources:    res,
 		OpenLoop:     open,
 		Overtime:     overtime,
 		Threads:      e.Threads,
@@ -355,6 +387,7 @@ type bounds struct {
 }
 
 type client struct {
+	st        store.Store // its endpoint's
 	gen       *gen.Generator
 	rec       *metrics.Recorder  // shared with other clients; see RecordBatch
 	batch     []metrics.Sample   // measured samples not yet handed to rec
@@ -418,6 +451,7 @@ func newExpShared(cfg *Config, threads int) *expShared {
 // newClient returns client i of an experiment, recording into rec.
 func newClient(plan *gen.Plan, i int, cfg *Config, rec *metrics.Recorder, x *expShared) *client {
 	return &client{
+		st:       cfg.Store,
 		keys:     x.keys.Buffer(),
 		board:    x.board,
 		gen:      plan.Client(i, cfg.Run),
@@ -634,7 +668,7 @@ func (c *client) do(ctx, execCtx context.Context, cfg *Config) (cut, abandoned b
 	for !cut {
 		c.res.Reset(len(c.req.Ops))
 		c.state.Store(clientInExec)
-		cfg.Store.Exec(reqCtx, &c.req, &c.res)
+		c.st.Exec(reqCtx, &c.req, &c.res)
 		if !c.state.CompareAndSwap(clientInExec, clientIdle) {
 			return false, true
 		}

@@ -81,6 +81,9 @@ func (s *Session) Graph(ctx context.Context, spec GraphSpec) (*graph.Graph, *wor
 			return nil, nil, badInput("%s: %s: %v", n, s.url, err)
 		}
 	}
+	if err := s.sameGraphEverywhere(ctx); err != nil {
+		return nil, nil, err
+	}
 	return g, graphOf, nil
 }
 
@@ -99,7 +102,8 @@ func (s *Session) LoadGraph(ctx context.Context, g *graph.Graph, w *workload.Wor
 	} else {
 		s.sink.Note(fmt.Sprintf("loading %d nodes (about %d edges) of workload %s's graph with %d loader(s)", g.Nodes(), g.Edges(), w.Name, threads))
 	}
-	res, err := bulkload.Load(ctx, db, g, g.Meta(w), bulkload.Options{Threads: threads, Report: s.sink.LoadProgress, Version: s.opts.Version, Part: d.Index, Parts: d.N()})
+	res, err := bulkload.Load(ctx, db, g, g.Meta(w), bulkload.Options{Threads: threads, Report: s.sink.LoadProgress, Version: s.opts.Version, Part: d.Index, Parts: d.N(),
+		Via: s.loaders(threads), Ready: s.sameGraphEverywhere})
 	s.sink.LoadEnded()
 	if err != nil {
 		return interrupted(ctx, err)

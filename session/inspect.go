@@ -86,7 +86,7 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 		s.opts.Name, x.Threads, x.Warmup, x.Duration, w.Name, loaded.Name, g.Edges(), s.url, cfg.Seed))
 	v.Info = s.RunInfo(Meta{Workloads: []*workload.Workload{w}, GraphOf: loaded.Name, Graph: g, Seed: cfg.Seed, Retries: cfg.Retries})
 	cfg.Graph, cfg.Store = g, db
-	cfg = s.config(cfg)
+	cfg = s.config(cfg, nil)
 	if cfg.Run, err = s.ReserveRun(ctx, 0); err != nil {
 		return nil, err
 	}

@@ -54,6 +54,14 @@ func (l Limits) Check(exps []*result.Experiment) error {
 			msgs = append(msgs, fmt.Sprintf("experiment %d had no service for %d s in a row (%d s of its %s s window in all): requests were due and the database answered none, longer than --max-stall %s; raise --max-stall to accept it",
 				i+1, longest, n, fmtSeconds(x.Measured), l.MaxStall))
 		}
+		// Each endpoint on its own too: a node that went away while the
+		// others answered is an outage of its clients.
+		for _, ep := range x.Endpoints {
+			if n, longest, known := ep.Sum().NoService(x.Measured); known && time.Duration(longest)*time.Second > l.MaxStall {
+				msgs = append(msgs, fmt.Sprintf("experiment %d: endpoint %s had no service for %d s in a row (%d s of the %s s window in all): its clients' requests were due and it answered none, longer than --max-stall %s; raise --max-stall to accept it",
+					i+1, ep.Name, longest, n, fmtSeconds(x.Measured), l.MaxStall))
+			}
+		}
 	}
 	if len(msgs) == 0 {
 		return nil

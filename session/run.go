@@ -207,15 +207,12 @@ func (s *Session) Run(ctx context.Context, p Plan) ([]*result.Experiment, error)
 		}
 		s.sink.ExperimentStarted(k, len(mine), step.Label, x)
 		cfg.FirstClient = firsts[k]
-		cfg = s.config(cfg)
+		cfg = s.config(cfg, step.Wrap)
 		if cfg.Run, err = s.ReserveRun(ctx, k); err != nil {
 			return done, err
 		}
 		if note := sp.waitNote(time.Now(), x.At); note != "" {
 			s.sink.Note(note)
-		}
-		if step.Wrap != nil {
-			cfg.Store = step.Wrap(cfg.Store)
 		}
 		cfg.Seed = run.ExperimentSeed(p.Config.Seed, k)
 		res, err := run.Do(ctx, cfg, x)
@@ -242,7 +239,7 @@ func (s *Session) Run(ctx context.Context, p Plan) ([]*result.Experiment, error)
 // cfg.Seed, with a run number of its own: a probe of a sweep or a rating,
 // whose next rate depends on this one's result. The sink is not told.
 func (s *Session) Experiment(ctx context.Context, cfg run.Config, k int, x run.Experiment) (*result.Experiment, error) {
-	cfg = s.config(cfg)
+	cfg = s.config(cfg, nil)
 	var err error
 	if cfg.Run, err = s.ReserveRun(ctx, k); err != nil {
 		return nil, err

@@ -98,6 +98,12 @@ type Options struct {
 	// HOST:PORT, port 0 for a free one) until Close; a bad address or a
 	// port in use is an InputError, before the database is opened.
 	MetricsAddr string
+	// More are further endpoints of the database Open opens (New takes
+	// one store and ignores them), and Weights
+	// ("2,1,1", "" for equal) every endpoint's share of the clients
+	// (endpoints.go).
+	More    []string
+	Weights string
 }
 
 // Session is one database (or store) and the graph it holds.
@@ -109,6 +115,8 @@ type Session struct {
 	owned bool // Close closes st
 	// ownLive: Close closes opts.Live, which Open started.
 	ownLive bool
+	// eps are the endpoints when Open opened several, the first s.st.
+	eps []run.Endpoint
 }
 
 // Open opens the store of a URL (sqlite:PATH, postgres://..., mysql://...,
@@ -116,6 +124,10 @@ type Session struct {
 // says about how it opened (Notes). A failure to connect is an
 // InputError; no message shows the URL's password.
 func Open(ctx context.Context, url string, opts Options) (*Session, error) {
+	ws, err := checkWeights(opts)
+	if err != nil {
+		return nil, err
+	}
 	if opts.MetricsAddr != "" {
 		srv, err := livemetrics.Listen(opts.MetricsAddr)
 		if err != nil {
@@ -132,6 +144,10 @@ func Open(ctx context.Context, url string, opts Options) (*Session, error) {
 	}
 	s := New(st, store.Redact(url), opts)
 	s.owned, s.ownLive = true, opts.MetricsAddr != ""
+	if err := s.openMore(ctx, ws); err != nil {
+		s.Close()
+		return nil, err
+	}
 	for _, n := range s.Notes() {
 		s.sink.Note(n)
 	}
@@ -213,14 +229,16 @@ func (s *Session) Close() error {
 	if !s.owned {
 		return nil
 	}
+	s.closeMore()
 	return s.st.Close()
 }
 
 // config is cfg with the session's defaults: its store and live metrics.
-func (s *Session) config(cfg run.Config) run.Config {
+func (s *Session) config(cfg run.Config, wrap func(store.Store) store.Store) run.Config {
 	if cfg.Store == nil {
 		cfg.Store = s.st
 	}
+	cfg = s.endpointConfig(cfg, wrap)
 	if cfg.Live == nil && s.opts.Live != nil {
 		cfg.Live = s.opts.Live.Runs
 	}

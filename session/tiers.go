@@ -57,6 +57,9 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 	if err != nil || (!opts.Enabled() && len(t.Replicas) == 0) {
 		return s.st, func() {}, err
 	}
+	if len(s.eps) > 1 {
+		return nil, nil, badInput("%s: read tiers and replicas (--cache, --client-cache-ttl, --replica) stand before one database URL; give --db once, or drop them", s.opts.Name)
+	}
 	primary, urls := s.st, t.Replicas
 	if s.opts.ReadOnly {
 		primary, urls = nil, t.Replicas[1:]

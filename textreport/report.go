@@ -173,6 +173,7 @@ func WriteText(w io.Writer, e *result.Experiment) error {
 	}
 	writeConsistency(&b, e.Consistency)
 	writeResources(&b, e.Resources)
+	writeEndpoints(&b, e)
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
 	return err

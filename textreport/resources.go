@@ -34,25 +34,31 @@ func writeResources(b *strings.Builder, r *result.Resources) {
 	if len(s.Before.SizeBytes)+len(s.After.SizeBytes) > 0 { // Spanner tells no sizes
 		fmt.Fprintf(b, ": size %s -> %s", mib(total(s.Before.SizeBytes)), mib(total(s.After.SizeBytes)))
 	}
+	b.WriteString(serverCounters(s))
+	b.WriteString("\n")
+}
+
+// serverCounters are the headline counters' growth (", name +n") and
+// why some could not be read.
+func serverCounters(s *result.ServerUsage) string {
+	var b strings.Builder
 	var keys []string
 	for k := range s.Deltas {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	shown := 0
 	for _, k := range keys {
 		if v := s.Deltas[k]; v != 0 && (serverHeadline[k] || strings.HasPrefix(k, "tidb_execute_error_")) {
-			fmt.Fprintf(b, ", %s +%d", k, v)
-			shown++
+			fmt.Fprintf(&b, ", %s +%d", k, v)
 		}
 	}
 	if v, ok := s.TuplesPerRequest(); ok {
-		fmt.Fprintf(b, ", %.1f tuples/request", v)
+		fmt.Fprintf(&b, ", %.1f tuples/request", v)
 	}
 	if s.Error != "" {
-		fmt.Fprintf(b, " (%s)", s.Error)
+		fmt.Fprintf(&b, " (%s)", termsafe.Escape(s.Error))
 	}
-	b.WriteString("\n")
+	return b.String()
 }
 
 // serverHeadline are the counters the text report shows; the JSON has all.

@@ -73,7 +73,7 @@ type expFlags struct {
 func newExpFlags(name string) *expFlags {
 	f := &expFlags{name: name, fs: flag.NewFlagSet("experiment "+name, flag.ContinueOnError), timeout: time.Second}
 	fs := f.fs
-	f.db.register(fs, defaultDB(), dbHelp)
+	f.db.RegisterMany(fs, defaultDB(), dbHelp)
 	f.gr.register(fs, false, 10_000, "graph size in edges, loaded when the database holds no graph: small, so keys are hot")
 	f.rs.register(fs, runDefaults{threads: 32, warmup: 2 * time.Second, duration: 10 * time.Second, drain: 5 * time.Second,
 		threadsHelp: "concurrent clients of every step; with --rate, the most requests in flight at once",
@@ -113,7 +113,7 @@ func (f *expFlags) paper(ctx context.Context, e *env, do func(*session.Session, 
 		fmt.Fprintf(e.stderr, "step %d of %d: %s: %d threads, warmup %v, duration %v%s, request timeout %v, retries %d\n",
 			i+1, k, label, x.Threads, x.Warmup, x.Duration, session.RateNote(x.Rate, f.ol.arrival), f.timeout, f.rs.retries)
 	}, nil)
-	s, err := openSession(ctx, e, f.db.url, session.Options{Name: n, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr})
+	s, err := openSession(ctx, e, f.db.URL, session.Options{Name: n, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr, More: f.db.More, Weights: f.db.Weights})
 	if err != nil {
 		return err
 	}

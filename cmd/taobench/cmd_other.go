@@ -22,7 +22,7 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 		db dbSpec
 		gr graphSpec
 	)
-	db.register(fs, defaultDB(), dbHelp)
+	db.RegisterMany(fs, defaultDB(), dbHelp)
 	gr.register(fs, true, defaultEdges, "graph size in edges (the original suggests 165000000)")
 	seed := fs.Uint64("seed", defaultSeed, "graph seed")
 	drop := fs.Bool("drop", false, "drop taobench's tables first, replacing whatever graph is there")
@@ -42,7 +42,7 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := openSession(ctx, e, db.url, session.Options{Name: "load", Clients: gr.loadThreads, MetricsAddr: *metricsAddr})
+	s, err := openSession(ctx, e, db.URL, session.Options{Name: "load", Clients: gr.loadThreads, MetricsAddr: *metricsAddr, More: db.More, Weights: db.Weights})
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 		rs   runSpec
 		outs outSpec
 	)
-	db.register(fs, "", "check a database instead: what it holds and what a short run finds there")
+	db.Register(fs, "", "check a database instead: what it holds and what a short run finds there")
 	gr.register(fs, true, defaultEdges, "size of the computed graph (without --db, or to load into an empty --db)")
 	rs.register(fs, runDefaults{threads: 4, warmup: time.Second, duration: 10 * time.Second, drain: 10 * time.Second, procs: true,
 		threadsHelp: "with --db: clients of the short run",
@@ -73,10 +73,10 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 	}
 	// With --db, a second validation must not replay the first's adds: a
 	// new seed each time unless given.
-	if err := errors.Join(gr.check("validate", fs), rs.check("validate", fs, db.url != "")); err != nil {
+	if err := errors.Join(gr.check("validate", fs), rs.check("validate", fs, db.URL != "")); err != nil {
 		return err
 	}
-	if !rs.seedGiven && db.url == "" {
+	if !rs.seedGiven && db.URL == "" {
 		rs.seed = defaultSeed
 	}
 	var w *workload.Workload
@@ -89,14 +89,14 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	if db.url != "" {
+	if db.URL != "" {
 		outF, err := outs.open(e, "validate", fs)
 		if err != nil {
 			return err
 		}
 		e.sizeProcs(rs.procs, rs.threads)
 		cfg := run.Config{Workload: w, Seed: rs.seed, Retries: rs.retries, Drain: rs.drain, Status: store.RedactWriter{W: e.stderr, Args: args}}
-		return validateDB(ctx, e, db.url, outs.metricsAddr, gr, cfg, rs.experiment(0), outF)
+		return validateDB(ctx, e, db.URL, outs.metricsAddr, gr, cfg, rs.experiment(0), outF)
 	}
 	return session.CheckGenerator(e.stdout, w, gr.edges, *requests, rs.seed)
 }
@@ -124,11 +124,11 @@ func validateDB(ctx context.Context, e *env, dbURL, metricsAddr string, gr graph
 func openRecorded(ctx context.Context, e *env, name string, args []string) (*session.Session, map[string]string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var db dbSpec
-	db.register(fs, defaultDB(), "database URL")
+	db.Register(fs, defaultDB(), "database `URL`")
 	if err := parse(fs, args); err != nil {
 		return nil, nil, err
 	}
-	return session.OpenRecorded(ctx, db.url, session.Options{Name: name, Clients: 1})
+	return session.OpenRecorded(ctx, db.URL, session.Options{Name: name, Clients: 1})
 }
 
 func cmdCheck(ctx context.Context, e *env, args []string) error {
@@ -157,11 +157,12 @@ func cmdInfo(ctx context.Context, e *env, args []string) error {
 
 func cmdSchema(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
-	dbURL := fs.String("db", defaultDB(), "database URL (the DDL depends on the database)")
+	var db dbSpec
+	db.Register(fs, defaultDB(), "database `URL` (the DDL depends on the database)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ddl, err := session.Schema(ctx, *dbURL)
+	ddl, err := session.Schema(ctx, db.URL)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 			threadsHelp: "concurrent clients; with --rate, the most requests in flight at once (too few: requests queue, and the report says the rate was not reached)",
 			seedHelp:    "request seed (default: a new one each run, printed); the graph's seed is the database's"}
 	)
-	db.register(fs, defaultDB(), dbHelp+", or null (no database)")
+	db.RegisterMany(fs, defaultDB(), dbHelp+", or null (no database)")
 	gr.register(fs, true, defaultEdges, "graph size in edges: loaded when the database holds no graph; the size used with --db null")
 	rs.register(fs, proc)
 	ol.register(fs, true, "target rate in requests per second across all clients (open loop; latency counts from each request's intended start); 0: closed loop")
@@ -99,7 +99,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	var info *result.Run
 	sink := e.sink(func(i, n int, _ string, x run.Experiment) {
 		fmt.Fprintf(e.stderr, "experiment %d of %d: %d threads, warmup %v, duration %v%s, workload %s on %s\n",
-			i+1, n, x.Threads, x.Warmup, x.Duration, session.RateNote(x.Rate, ol.arrival), w.Name, store.Redact(db.url))
+			i+1, n, x.Threads, x.Warmup, x.Duration, session.RateNote(x.Rate, ol.arrival), w.Name, store.Redact(db.URL))
 	}, func(done []*result.Experiment, final bool) error {
 		if len(done) == 1 {
 			res := done[0]
@@ -119,9 +119,9 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if alone {
-		db.url = ts.Replicas[0]
+		db.URL = ts.Replicas[0]
 	}
-	s, err := openSession(ctx, e, db.url, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, MetricsAddr: outs.metricsAddr, ReadOnly: alone})
+	s, err := openSession(ctx, e, db.URL, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, MetricsAddr: outs.metricsAddr, ReadOnly: alone, More: db.More, Weights: db.Weights})
 	if err != nil {
 		return err
 	}

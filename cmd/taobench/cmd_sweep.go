@@ -27,7 +27,7 @@ type loadFlags struct {
 }
 
 func (f *loadFlags) register(fs *flag.FlagSet) {
-	f.db.register(fs, defaultDB(), dbHelp+", or null (null?delay=1ms emulates a latency)")
+	f.db.RegisterMany(fs, defaultDB(), dbHelp+", or null (null?delay=1ms emulates a latency)")
 	f.gr.register(fs, true, defaultEdges, "graph size in edges: loaded when the database holds no graph; the size used with --db null")
 	f.rs.register(fs, runDefaults{threads: 64, warmup: 5 * time.Second, duration: 20 * time.Second, drain: 10 * time.Second, procs: true,
 		threadsHelp: "clients of every probe: the most requests in flight at once",
@@ -77,7 +77,7 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 		}
 		return p.outF.WriteRun(p.info, done, final)
 	})
-	s, err := openSession(ctx, e, f.db.url, session.Options{Name: c, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr})
+	s, err := openSession(ctx, e, f.db.URL, session.Options{Name: c, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr, More: f.db.More, Weights: f.db.Weights})
 	if err != nil {
 		return nil, err
 	}

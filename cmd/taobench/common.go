@@ -14,7 +14,6 @@ import (
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
-	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -68,11 +67,10 @@ func dbFromEnv(fs *flag.FlagSet) error {
 	if f == nil {
 		return nil
 	}
-	url, err := store.FromEnv(f.Value.String())
-	if err != nil {
+	if err := f.Value.(*session.DBFlag).FromEnv(); err != nil {
 		return badInput("%s: --db %v", fs.Name(), err)
 	}
-	return f.Value.Set(url)
+	return nil
 }
 
 // usageError is an error that comes with the command's flags.

@@ -25,12 +25,11 @@ const (
 
 const metricsAddrHelp = "serve Prometheus metrics at http://HOST:PORT/metrics while the command works (docs/results.md), e.g. 127.0.0.1:9100; port 0 picks a free one"
 
-const dbHelp = "database URL: sqlite:PATH, postgres://…, mysql://…"
+const dbHelp = "database `URL`: sqlite:PATH, postgres://…, mysql://…"
 
-// dbSpec is --db.
-type dbSpec struct{ url string }
-
-func (s *dbSpec) register(fs *flag.FlagSet, def, help string) { fs.StringVar(&s.url, "db", def, help) }
+// dbSpec is --db; where a command spreads its clients over several
+// endpoints, given again, and --db-weights (session.DBFlag registers them).
+type dbSpec = session.DBFlag
 
 // graphSpec is the workload and the graph to load when the database holds
 // none: --workload (unless the command has its own), --edges,

@@ -25,6 +25,10 @@ func TestCLIFlagMistakes(t *testing.T) {
 		{[]string{"run", "--load-threads", "0"}, "--load-threads 0: give 1 to 1024"},
 		{[]string{"run", "--load-threads", "1025"}, "--load-threads 1025: give 1 to 1024"},
 		{[]string{"run", "--drain", "0"}, "--drain must be positive"},
+		{[]string{"info", "--db", "sqlite:x.db", "--db", "sqlite:x.db"}, "flag --db given twice"},
+		{[]string{"run", "--db-weights", "2,1"}, "--db-weights 2,1 with one --db"},
+		{[]string{"run", "--db", "null", "--db", "null", "--db-weights", "1"}, "1 weight(s) for 2 endpoint(s)"},
+		{[]string{"load", "--db", "null", "--db", "null", "--db-weights", "1,-2"}, "give whole numbers from 1"},
 	} {
 		r := cliRun(t, c.args...)
 		errs := cliErrorLines(r.stderr)
@@ -37,6 +41,11 @@ func TestCLIFlagMistakes(t *testing.T) {
 	r := cliRun(t, "check", "--db", "postgres://u:s3cret@127.0.0.1:1/db", "--db=postgres://u:0ther@127.0.0.1:1/db")
 	if r.code != 2 || !strings.Contains(r.stderr, "flag --db given twice") || strings.Contains(r.stderr, "s3cret") || strings.Contains(r.stderr, "0ther") {
 		t.Errorf("--db given twice with passwords: want exit 2, the flag named and no password\n%v", r)
+	}
+	// Several endpoints, one with a password: redacted everywhere.
+	r = cliRun(t, "run", "--db", "postgres://u:s3cret@127.0.0.1:1/db", "--db", "postgres://u:0ther@127.0.0.1:1/db", "--duration", "1s")
+	if r.code != 2 || strings.Contains(r.stderr, "s3cret") || strings.Contains(r.stderr, "0ther") {
+		t.Errorf("two unreachable endpoints with passwords: want exit 2 and no password\n%v", r)
 	}
 	// A value that looks like a flag is a value, not a second flag.
 	r = cliRun(t, "validate", "--workload", "--requests", "--requests", "10")

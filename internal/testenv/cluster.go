@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Galera starts a 3-node MariaDB Galera cluster of the test's own on
@@ -19,13 +20,71 @@ import (
 // where Debian's mariadb-server and galera-4 are not installed.
 func Galera(t testing.TB) []string {
 	t.Helper()
+	return GaleraNodes(t).URLs
+}
+
+// GaleraNodes is Galera, with the nodes to kill and start again: a node
+// that goes away mid-run and comes back.
+func GaleraNodes(t testing.TB) *Nodes {
+	t.Helper()
 	for _, f := range []string{"/usr/sbin/mariadbd", "/usr/lib/galera/libgalera_smm.so"} {
 		if _, err := os.Stat(f); err != nil {
 			skipOrFail(t, "%s is missing (apt-get install mariadb-server galera-4): no Galera cluster", f)
 		}
 	}
 	// SQL, group communication, state and incremental transfer ports.
-	return cluster(t, "galera", []int{0, 100, 200, 300})
+	urls, data := cluster(t, "galera", []int{0, 100, 200, 300})
+	return &Nodes{URLs: urls, dir: data}
+}
+
+// Nodes are a cluster's nodes, started by bench/cluster/galera.
+type Nodes struct {
+	URLs []string
+	dir  string
+}
+
+// Kill kills node i (from 0) at once, as a crash would (SIGKILL).
+func (n *Nodes) Kill(t testing.TB, i int) {
+	t.Helper()
+	b, err := os.ReadFile(n.pidFile(i))
+	if err != nil {
+		t.Fatalf("node %d: %v", i+1, err)
+	}
+	if out, err := exec.Command("kill", "-9", strings.TrimSpace(string(b))).CombinedOutput(); err != nil {
+		t.Fatalf("killing node %d: %v %s", i+1, err, out)
+	}
+}
+
+// Start starts node i again, as the script starts it: it rejoins the
+// cluster by state transfer. The script's stop stops it.
+func (n *Nodes) Start(t testing.TB, i int) {
+	t.Helper()
+	cmd := exec.Command("/usr/sbin/mariadbd", "--defaults-file="+filepath.Join(n.dir, fmt.Sprintf("node%d", i+1), "my.cnf"))
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting node %d: %v", i+1, err)
+	}
+	go cmd.Wait()
+	if err := os.WriteFile(n.pidFile(i), []byte(fmt.Sprintln(cmd.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// WaitReady waits up to d for node i to be synced and ready for
+// clients (wsrep_ready ON), as the script does.
+func (n *Nodes) WaitReady(t testing.TB, i int, d time.Duration) {
+	t.Helper()
+	sock := filepath.Join(n.dir, fmt.Sprintf("node%d", i+1), "mysqld.sock")
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(250 * time.Millisecond) {
+		out, _ := exec.Command("mariadb", "--socket="+sock, "-uroot", "-N", "-e", "SHOW GLOBAL STATUS LIKE 'wsrep_ready'").Output()
+		if f := strings.Fields(string(out)); len(f) == 2 && f[1] == "ON" {
+			return
+		}
+	}
+	t.Fatalf("node %d not ready after %v; see %s", i+1, d, filepath.Join(filepath.Dir(sock), "error.log"))
+}
+
+func (n *Nodes) pidFile(i int) string {
+	return filepath.Join(n.dir, fmt.Sprintf("node%d", i+1), "server.pid")
 }
 
 // PostgresStandbys starts a PostgreSQL primary and two streaming standbys
@@ -36,7 +95,8 @@ func PostgresStandbys(t testing.TB) []string {
 	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_basebackup"); len(m) == 0 {
 		skipOrFail(t, "PostgreSQL's server programs are missing (apt-get install postgresql): no standbys")
 	}
-	return cluster(t, "postgres", []int{0})
+	urls, _ := cluster(t, "postgres", []int{0})
+	return urls
 }
 
 // MariaDBReplicas starts a MariaDB primary and two asynchronous replicas
@@ -50,13 +110,14 @@ func MariaDBReplicas(t testing.TB) []string {
 			skipOrFail(t, "%s is missing (apt-get install mariadb-server): no replicas", f)
 		}
 	}
-	return cluster(t, "mariadb", []int{0})
+	urls, _ := cluster(t, "mariadb", []int{0})
+	return urls
 }
 
 // cluster runs bench/cluster/NAME start in a directory of the test's own
 // on a free base port (each offset in offsets, +0..2, free), stops it when
-// the test ends, and returns the 3 URLs it printed.
-func cluster(t testing.TB, name string, offsets []int) []string {
+// the test ends, and returns the 3 URLs it printed and its data directory.
+func cluster(t testing.TB, name string, offsets []int) ([]string, string) {
 	t.Helper()
 	_, here, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(here), "..", "..", "bench", "cluster", name)
@@ -85,7 +146,7 @@ func cluster(t testing.TB, name string, offsets []int) []string {
 	if len(urls) != 3 {
 		t.Fatalf("%s start printed %q, want 3 URLs", script, out.String())
 	}
-	return urls
+	return urls, data
 }
 
 // freeBase returns a port p such that p+off, p+off+1 and p+off+2 are free

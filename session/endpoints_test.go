@@ -1,0 +1,66 @@
+package session_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/session"
+)
+
+// TestEndpointsSameGraph: endpoints must be one database. Two URLs of one
+// SQLite file run as two endpoints, whose counts add up to the whole; a
+// second file that holds another graph is refused, naming what differs,
+// as bad input.
+func TestEndpointsSameGraph(t *testing.T) {
+	ctx := context.Background()
+	w := builtin(t, "a")
+	a, b := sqlite(t), sqlite(t)
+	for i, u := range []string{a, b} {
+		s := open(t, u, session.Options{})
+		if _, _, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: 500 + int64(i)*100}); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	s := open(t, a, session.Options{Clients: 3, More: []string{a}, Weights: "2,1"})
+	g, _, err := s.Graph(ctx, session.GraphSpec{Workload: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exps, err := s.Run(ctx, session.Plan{Config: run.Config{Workload: w, Graph: g, Seed: 3},
+		Experiments: []run.Experiment{{Threads: 3, Duration: 300 * time.Millisecond}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := exps[0]
+	if len(e.Endpoints) != 2 || e.Endpoints[0].Clients != 2 || e.Endpoints[1].Clients != 1 ||
+		e.Endpoints[0].Sum().Requests()+e.Endpoints[1].Sum().Requests() != e.Sum().Requests() {
+		t.Fatalf("endpoints %+v; want 2 and 1 clients (weights 2,1) whose requests add up to %d", e.Endpoints, e.Sum().Requests())
+	}
+
+	other := open(t, a, session.Options{More: []string{b}})
+	_, _, err = other.Graph(ctx, session.GraphSpec{Workload: w})
+	var in *session.InputError
+	if !errors.As(err, &in) || !strings.Contains(err.Error(), "holds another graph record") {
+		t.Errorf("endpoints of two databases: %v; want an input error saying endpoint 2 holds another graph", err)
+	}
+
+	for _, c := range []struct{ more, weights, want string }{
+		{a, "1,2,3", "3 weight(s) for 2 endpoint(s)"},
+		{a, "1,0", "give whole numbers from 1"},
+		{"", "2,1", "with one --db"},
+	} {
+		opts := session.Options{Weights: c.weights}
+		if c.more != "" {
+			opts.More = []string{c.more}
+		}
+		_, err := session.Open(ctx, a, opts)
+		if !errors.As(err, &in) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("weights %q: %v; want an input error saying %q", c.weights, err, c.want)
+		}
+	}
+}
