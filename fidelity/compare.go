@@ -53,16 +53,20 @@ func share(figure string, target, model float64, hits, n int64, note string) res
 	r.Verdict = verdict(n, math.Abs(r.Observed-target) <= r.Tolerance)
 	if target > 0 && r.Tolerance >= target && r.Verdict != result.Skipped {
 		r.Verdict = result.Skipped
-		r.Note = fmt.Sprintf("too few to tell %.4f from 0 (need %d); %s", target, needed(target, model), note)
+		if n := needed(target, model); n > 0 {
+			r.Note = fmt.Sprintf("too few to tell %.4f from 0 (need %d); %s", target, n, note)
+		} else {
+			r.Note = fmt.Sprintf("%.4f is within the row's model error %.3f of 0: no count tells it from 0; %s", target, model, note)
+		}
 	}
 	return r
 }
 
 // needed is the observations a share of target needs for its tolerance to
-// fall below the target.
+// fall below the target; 0 when none suffice (target within the model error).
 func needed(target, model float64) int64 {
 	if target <= model {
-		return math.MaxInt64
+		return 0
 	}
 	d := (target - model) / Sigmas
 	return int64(math.Ceil(target*(1-target)/(d*d))) + 1

@@ -2,6 +2,7 @@ package fidelity
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/taobench/taobench/gen"
@@ -102,5 +103,19 @@ func TestShareTargetOne(t *testing.T) {
 		if math.IsNaN(r.Tolerance) || r.Verdict != result.Pass {
 			t.Errorf("target %v, every one observed: %+v", target, r)
 		}
+	}
+}
+
+// TestShareTooFew: a share whose tolerance covers its target is skipped,
+// and its note says how many observations would tell it from 0, or that
+// none would when the target is within the model error.
+func TestShareTooFew(t *testing.T) {
+	r := share("x", 0.1, ModelTargeted, 6, 60, "")
+	if r.Verdict != result.Skipped || !strings.Contains(r.Note, "too few to tell 0.1000 from 0 (need 161)") {
+		t.Errorf("0.1 at n 60: %s %q, want skipped, 161 needed (4 standard errors under 0.095)", r.Verdict, r.Note)
+	}
+	r = share("x", 0.0167, 0.05, 2, 1000, "")
+	if r.Verdict != result.Skipped || !strings.Contains(r.Note, "no count tells it from 0") || strings.Contains(r.Note, "need") {
+		t.Errorf("0.0167 under a 0.05 model error: %s %q, want skipped, no count suffices", r.Verdict, r.Note)
 	}
 }
