@@ -367,6 +367,7 @@ var (
 // TestCLIJSONKeysDocumented keeps this test's key sets, the code's and
 // docs/results.md's the same: every key the tests demand is documented.
 func TestCLIJSONKeysDocumented(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "results.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -106,6 +106,7 @@ func TestCLIExitCodesDocumented(t *testing.T) {
 // point at objects that do not exist exit 1, naming what failed
 // (session's TestDamageCaught checks what they find, before and after).
 func TestCLIDamageExits1(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "damage.db")
 	db := "sqlite:" + path
 	cliMust(t, "load", "--db", db, "--workload", "a", "--edges", "5000")
