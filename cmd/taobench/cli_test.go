@@ -112,8 +112,30 @@ func readJSONFile[T any](t *testing.T, path string) (T, []byte) {
 	return v, raw
 }
 
+// TestMain gives the test binary a home and cache directory of its own
+// before any test runs (tests in parallel cannot call cliHome, whose
+// t.Setenv is for serial tests), so a command that finds no --db never
+// reaches the user's default database; and removes the binary opBinary
+// built.
+func TestMain(m *testing.M) {
+	home, err := os.MkdirTemp("", "taobench-cmd-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("HOME", filepath.Join(home, "home"))
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+	code := m.Run()
+	os.RemoveAll(home)
+	if opBin != "" {
+		os.RemoveAll(filepath.Dir(opBin))
+	}
+	os.Exit(code)
+}
+
 // cliHome points the user's cache directory at a fresh temporary directory
-// and returns where the default database must then live.
+// and returns where the default database must then live; for the tests of
+// the default database (serial: it sets the environment).
 func cliHome(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -927,7 +949,7 @@ func TestCLIRunDefaultDatabase(t *testing.T) {
 // workloads share workload a's graph: a itself, and a's graph with a write
 // mix of every write kind, deletes included.
 func TestCLIRepeatedRunsWithDeletes(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "a.db")
 	w, err := workload.Builtin("a")
@@ -997,7 +1019,7 @@ func TestCLIRepeatedRunsWithDeletes(t *testing.T) {
 }
 
 func TestCLIExperimentsFile(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	dir := t.TempDir()
 	exps := filepath.Join(dir, "experiments.txt")
 	if err := os.WriteFile(exps, []byte("# threads,warmup,duration\n1,0,0.5\n\n2,0,0.5   # two clients\n"), 0o644); err != nil {
@@ -1090,7 +1112,7 @@ func TestCLIInterrupt(t *testing.T) {
 // A database holds one graph: a run or a load of another is refused, and
 // load --drop replaces it.
 func TestCLIGraphMismatch(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "m.db")
 	if r := cliRun(t, "load", "--db", db, "--edges", "2000", "--seed", "1"); r.code != 0 || !strings.Contains(r.stderr, "loaded") {
@@ -1248,7 +1270,7 @@ func TestCLIBadDatabaseURLs(t *testing.T) {
 }
 
 func TestCLISchema(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.db")
 	r := cliRun(t, "schema", "--db", "sqlite:"+path)
 	if r.code != 0 {

@@ -259,14 +259,6 @@ func opBinary(t *testing.T) string {
 	return opBin
 }
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if opBin != "" {
-		os.RemoveAll(filepath.Dir(opBin))
-	}
-	os.Exit(code)
-}
-
 // SIGTERM and SIGINT end a real process's run early: the results so far are
 // printed, and the exit status says which signal it was, 143 or 130.
 func TestSignals(t *testing.T) {

@@ -32,7 +32,7 @@ func sqliteCount(t *testing.T, path, query string) int64 {
 // run create distinct objects (before, the second's obj_adds overwrote the
 // first's "new" ids), and two runs print different request seeds.
 func TestCLIExperimentsDrawTheirOwnStreams(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.db")
 	db := "sqlite:" + path
@@ -80,12 +80,13 @@ func TestCLIExperimentsDrawTheirOwnStreams(t *testing.T) {
 
 // TestCLIInterruptedLoad: a load cut short is recorded as loading; run and
 // validate refuse it and say how to resume; check reports it; the same
-// load again resumes it, and then everything holds.
+// load again resumes it, and then everything holds. 200,000 edges on one
+// loader take seconds, the first progress line comes after one.
 func TestCLIInterruptedLoad(t *testing.T) {
 	cliHome(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "l.db")
-	args := []string{"load", "--db", db, "--edges", "600000", "--load-threads", "1"}
+	args := []string{"load", "--db", db, "--edges", "200000", "--load-threads", "1"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout cliSyncBuffer
@@ -106,7 +107,7 @@ func TestCLIInterruptedLoad(t *testing.T) {
 
 	r := cliRun(t, "run", "--db", db, "--warmup", "0", "--duration", "0.2")
 	if r.code != 2 || strings.Contains(r.stderr, "experiment 1") || !strings.Contains(r.stderr, "interrupted load") ||
-		!strings.Contains(r.stderr, "taobench load --workload o --edges 600000 --seed 1") || !strings.Contains(r.stderr, "--drop") {
+		!strings.Contains(r.stderr, "taobench load --workload o --edges 200000 --seed 1") || !strings.Contains(r.stderr, "--drop") {
 		t.Errorf("run on an interrupted load: want exit 2 before any experiment, saying how to resume or start over\n%v", r)
 	}
 	if strings.Contains(r.stderr, "holds no graph yet") {
@@ -128,7 +129,7 @@ func TestCLIInterruptedLoad(t *testing.T) {
 		t.Errorf("run after the resumed load: %v", r)
 	}
 	r = cliRun(t, "info", "--db", db)
-	for _, want := range []string{"graph of workload", "600000", "complete", "run numbers reserved  1"} {
+	for _, want := range []string{"graph of workload", "200000", "complete", "run numbers reserved  1"} {
 		if r.code != 0 || !strings.Contains(r.stdout, want) {
 			t.Errorf("info lacks %q\n%v", want, r)
 		}
@@ -139,7 +140,7 @@ func TestCLIInterruptedLoad(t *testing.T) {
 // in one line, exit 2; of a path where there is no database, they say so
 // and create nothing (issue 17).
 func TestCLICheckNoGraph(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	dir := t.TempDir()
 	empty := filepath.Join(dir, "empty.db")
 	if err := os.WriteFile(empty, nil, 0o644); err != nil { // an empty file is an empty SQLite database
