@@ -98,18 +98,27 @@ func cliMust(t *testing.T, args ...string) cliResult {
 }
 
 // readJSONFile reads a results file the command wrote into a T, failing
-// the test when it cannot; it returns the raw text too.
+// the test when it cannot; it returns the raw text too. The one way the
+// command's tests read what it wrote (decodeJSONFile for a value of an
+// unnamed type).
 func readJSONFile[T any](t *testing.T, path string) (T, []byte) {
 	t.Helper()
 	var v T
+	return v, decodeJSONFile(t, path, &v)
+}
+
+// decodeJSONFile reads the JSON file at path into v, failing the test when
+// it cannot; it returns the raw text.
+func decodeJSONFile(t *testing.T, path string, v any) []byte {
+	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("results file: %v", err)
 	}
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := json.Unmarshal(raw, v); err != nil {
 		t.Fatalf("results file %s is not the JSON expected: %v\n%s", path, err, raw)
 	}
-	return v, raw
+	return raw
 }
 
 // TestMain gives the test binary a home and cache directory of its own

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -50,13 +49,7 @@ func TestValidateDBLikeRun(t *testing.T) {
 			Retries int `json:"retries"`
 		} `json:"run"`
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSONFile(t, out, &doc)
 	if doc.Run.Retries != 3 {
 		t.Errorf("validate --retries 3 recorded retries %d", doc.Run.Retries)
 	}
@@ -96,13 +89,7 @@ func TestExperimentNotApplied(t *testing.T) {
 			NotApplied []string `json:"not_applied"`
 		} `json:"run"`
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSONFile(t, out, &doc)
 	if want := session.NotApplied(w, false); len(want) == 0 || !slices.Equal(doc.Run.NotApplied, want) {
 		t.Errorf("experiment on workload o: not_applied %q, want %q", doc.Run.NotApplied, want)
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -66,13 +64,7 @@ func expLockHold(t *testing.T, dbURL string) {
 		Run         map[string]any
 		Experiments []map[string]any
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("--out is not JSON: %v", err)
-	}
+	decodeJSONFile(t, out, &doc)
 	if doc.Experiment != "lock-hold" || len(doc.Steps) != 2 || len(doc.Table) != 2 || len(doc.Experiments) != 2 || doc.Run["workload"] != "t1" {
 		t.Errorf("JSON: experiment %q, steps %v, %d rows, %d experiments, run %v", doc.Experiment, doc.Steps, len(doc.Table), len(doc.Experiments), doc.Run)
 	}
@@ -119,13 +111,7 @@ func TestExperimentOpenLoop(t *testing.T) {
 		Table       []map[string]any
 		Experiments []map[string]any
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("--out is not JSON: %v", err)
-	}
+	decodeJSONFile(t, out, &doc)
 	if len(doc.Table) != 2 || len(doc.Experiments) != 2 || doc.Table[1]["target_rate"] != 60.0 || doc.Experiments[1]["target_rate"] != 60.0 {
 		t.Fatalf("JSON: table %v; %d experiments", doc.Table, len(doc.Experiments))
 	}
@@ -171,10 +157,6 @@ func TestExperimentCompare(t *testing.T) {
 	if mean := rows[0]; expNum(t, mean[3]) <= 0 || expNum(t, mean[4]) <= 0 || len(mean) < 6 {
 		t.Fatalf("mean latencies row %q:\n%s", mean, r.stdout)
 	}
-	b2, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct {
 		Experiment string
 		Steps      []string
@@ -184,9 +166,7 @@ func TestExperimentCompare(t *testing.T) {
 			DiffPct []*float64 `json:"diff_pct"`
 		}
 	}
-	if err := json.Unmarshal(b2, &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSONFile(t, out, &doc)
 	if doc.Experiment != "compare" || strings.Join(doc.Steps, ",") != "t1,t3" || len(doc.Table) != 10 || len(doc.Table[0].Values) != 2 || len(doc.Table[0].DiffPct) != 1 {
 		t.Errorf("JSON: %+v", doc)
 	}
@@ -209,13 +189,7 @@ func TestExperimentFanout(t *testing.T) {
 		Steps      []string
 		Table      []map[string]any
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSONFile(t, out, &doc)
 	if doc.Experiment != "fanout" || strings.Join(doc.Steps, ",") != "t2,fanout" || len(doc.Table) != 10 {
 		t.Errorf("JSON: experiment %q, steps %v, %d rows", doc.Experiment, doc.Steps, len(doc.Table))
 	}
@@ -274,16 +248,13 @@ func TestExperimentPreconditionWait(t *testing.T) {
 			t.Errorf("wait %s: %v preconditioned writes, %v failed:\n%s", row[0], n, failed, r.stdout)
 		}
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var doc struct {
 		Experiment string
 		Table      []map[string]any
 	}
-	if err := json.Unmarshal(b, &doc); err != nil || doc.Experiment != "precondition-wait" || len(doc.Table) != 2 || doc.Table[1]["wait_ms"] != 30.0 {
-		t.Errorf("JSON: %v %+v", err, doc)
+	decodeJSONFile(t, out, &doc)
+	if doc.Experiment != "precondition-wait" || len(doc.Table) != 2 || doc.Table[1]["wait_ms"] != 30.0 {
+		t.Errorf("JSON: %+v", doc)
 	}
 	for _, c := range []struct {
 		args []string
