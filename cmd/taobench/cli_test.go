@@ -121,6 +121,10 @@ func decodeJSONFile(t *testing.T, path string, v any) []byte {
 	return raw
 }
 
+// userEnv is the environment the test binary started with: the go
+// command opBinary runs needs the user's build and module caches.
+var userEnv = os.Environ()
+
 // TestMain gives the test binary a home and cache directory of its own
 // before any test runs (tests in parallel cannot call cliHome, whose
 // t.Setenv is for serial tests), so a command that finds no --db never

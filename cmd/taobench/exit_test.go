@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -248,7 +249,8 @@ func opBinary(t *testing.T) string {
 		}
 		opBin = filepath.Join(dir, "taobench")
 		cmd := exec.Command("go", "build", "-buildvcs=auto", "-o", opBin, ".")
-		cmd.Env = append(os.Environ(), "GOFLAGS=")
+		// The user's environment, not TestMain's home: its go caches.
+		cmd.Env = append(slices.Clip(userEnv), "GOFLAGS=")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			opBinErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
