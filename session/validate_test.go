@@ -114,8 +114,13 @@ func TestDamageCaught(t *testing.T) {
 		err = s.WriteCheck(&b, meta, vs)
 		return b.String(), err
 	}
-	if v := validate(t, url, w, 50_000, 7); len(fidelity.Failed(v.Rows)) > 0 {
-		t.Fatalf("the undamaged database fails: %+v", fidelity.Failed(v.Rows))
+	// Before the damage the graph's rows pass, and so does the short run's
+	// hit rate the damage moves (its other rows need more requests than a
+	// loaded machine may give 3 s: a mean of heavy-tailed list sizes).
+	v := validate(t, url, w, 50_000, 7)
+	graphRows := v.Rows[:len(v.Rows)-len(v.Result.Fidelity)]
+	if failed := fidelity.Failed(graphRows); len(failed) > 0 || verdict(v.Result.Fidelity, "edge_point_read finds an edge") != result.Pass {
+		t.Fatalf("the undamaged database fails: %+v; hit rate %s", failed, verdict(v.Result.Fidelity, "edge_point_read finds an edge"))
 	}
 	if out, err := check(); err != nil {
 		t.Fatalf("the undamaged database fails its check: %v\n%s", err, out)
@@ -144,12 +149,18 @@ func TestDamageCaught(t *testing.T) {
 	if out, err := check(); err == nil || !strings.Contains(out, "VIOLATION association points at an object the graph says exists") || !strings.Contains(out, "e.g. edge (") {
 		t.Errorf("check of the damaged database: %v; want it failed, the missing objects named with an example row\n%s", err, out)
 	}
-	v := validate(t, url, w, 50_000, 7)
-	missing := false
-	for _, r := range fidelity.Failed(v.Rows) {
-		missing = missing || r.Figure == "missing objects edges point at"
-	}
-	if !missing {
+	v = validate(t, url, w, 50_000, 7)
+	if verdict(v.Rows, "missing objects edges point at") != result.Fail {
 		t.Errorf("Validate of the damaged database: want a failed row of missing objects, got %+v", fidelity.Failed(v.Rows))
 	}
+}
+
+// verdict is the verdict of the row of figure in rows ("" when none).
+func verdict(rows []result.FidelityRow, figure string) string {
+	for _, r := range rows {
+		if r.Figure == figure {
+			return r.Verdict
+		}
+	}
+	return ""
 }
