@@ -12,6 +12,7 @@ import (
 )
 
 func TestCompareVerdicts(t *testing.T) {
+	t.Parallel()
 	w, _ := workload.Builtin("a")
 	tg := gen.Targets{EdgeHitRate: 0.2, RangeNonEmpty: 0.3, RangeSizeOne: 0.6, SizeOneReached: true, MeanRangeRows: 10,
 		MultiShardWriteTxns: 0.3, EdgeAddNew: 0.99}
@@ -61,6 +62,7 @@ func TestCompareVerdicts(t *testing.T) {
 // small target cannot pass at 0 and a 2-point miss at 100,000 reads fails,
 // where a fixed floor of 0.02 let both through.
 func TestShareToleranceCatchesDamage(t *testing.T) {
+	t.Parallel()
 	w, _ := workload.Builtin("tao")
 	tg := gen.Targets{EdgeHitRate: 0.196, RangeNonEmpty: 0.31, TimeRangeNonEmpty: 0.019, CountNonZero: 0.55,
 		RangeSizeOne: 0.64, SizeOneReached: true, MeanRangeRows: 10}
@@ -98,6 +100,7 @@ func TestShareToleranceCatchesDamage(t *testing.T) {
 // shards), or one a sum rounded just past it, has a finite tolerance and
 // passes when met.
 func TestShareTargetOne(t *testing.T) {
+	t.Parallel()
 	for _, target := range []float64{1, 1 + 1e-12} {
 		r := share("spans", target, ModelGraph, 1762, 1762, "")
 		if math.IsNaN(r.Tolerance) || r.Verdict != result.Pass {

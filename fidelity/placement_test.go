@@ -16,6 +16,7 @@ import (
 // their shards, ids missing beyond the deleted objects, or values of the
 // wrong size fail them.
 func TestGraphRowsPlacementAndDamage(t *testing.T) {
+	t.Parallel()
 	w, _ := workload.Builtin("tao")
 	g, err := graph.New(w, 1, 200000)
 	if err != nil {

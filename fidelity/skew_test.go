@@ -28,6 +28,7 @@ func plan(t *testing.T, w *workload.Workload, seed uint64) (*gen.Plan, *graph.Gr
 // run counts them, pass the key rows against the plan's draws at another
 // seed (a run's clients draw other streams than the expectation).
 func TestKeyRowsSelfConsistent(t *testing.T) {
+	t.Parallel()
 	w, err := workload.Builtin("a")
 	if err != nil {
 		t.Fatal(err)
@@ -49,6 +50,7 @@ func TestKeyRowsSelfConsistent(t *testing.T) {
 // (key skew lost on the way to the database) fails the skew rows of a
 // workload that asks for TAO's skew.
 func TestKeyRowsCatchUniformAccess(t *testing.T) {
+	t.Parallel()
 	w, err := workload.Builtin("a")
 	if err != nil {
 		t.Fatal(err)
@@ -75,6 +77,7 @@ func TestKeyRowsCatchUniformAccess(t *testing.T) {
 // whatever the graph's size, samples keys of a large graph, and counts
 // what overflows.
 func TestKeyTableBounded(t *testing.T) {
+	t.Parallel()
 	small := fidelity.NewKeyTable(1000, 8)
 	b := small.Buffer()
 	var req tao.Request
@@ -110,6 +113,7 @@ func TestKeyTableBounded(t *testing.T) {
 // TestRaceRows: the racing share passes at TAO's 97.3% and fails well
 // below; a workload without racing inserts has no race rows.
 func TestRaceRows(t *testing.T) {
+	t.Parallel()
 	w, err := workload.Builtin("a")
 	if err != nil {
 		t.Fatal(err)

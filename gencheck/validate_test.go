@@ -14,6 +14,7 @@ import (
 )
 
 func TestChiSquareKnownValues(t *testing.T) {
+	t.Parallel()
 	chi2, df, p, cats := gencheck.ChiSquare([]int64{10, 20, 30}, []float64{1, 1, 1})
 	if chi2 != 10 || df != 2 || cats != 3 || math.Abs(p-math.Exp(-5)) > 1e-12 {
 		t.Errorf("got chi2 %v df %d p %v cats %d; want 10, 2, e^-5, 3", chi2, df, p, cats)
@@ -48,6 +49,7 @@ var mustTest = []string{"operations", "read_operation_types", "write_operation_t
 	"read_txn_sizes", "primary_shards", "remote_shards", "edge_types", "payload_sizes", "operation_predicates", "read_tiers"}
 
 func TestGeneratorPasses(t *testing.T) {
+	t.Parallel()
 	w := graphtest.WorkloadO()
 	rows := gencheck.Run(w, newGraph(t, w), 300_000, 1)
 	if len(rows) < 15 {
@@ -67,6 +69,7 @@ func TestGeneratorPasses(t *testing.T) {
 // TestDetectsWrongWeights generates with tampered weights and validates
 // against the originals: the test must fail exactly where they differ.
 func TestDetectsWrongWeights(t *testing.T) {
+	t.Parallel()
 	orig := graphtest.WorkloadO()
 	w := graphtest.WorkloadO()
 	slices.Reverse(w.PrimaryShards.Weights[:3])
@@ -90,6 +93,7 @@ func TestDetectsWrongWeights(t *testing.T) {
 }
 
 func TestFewObservationsAreSkipped(t *testing.T) {
+	t.Parallel()
 	w := graphtest.WorkloadO()
 	for _, r := range gencheck.Run(w, newGraph(t, w), 20, 1) {
 		if r.Name == "write_txn_sizes" && !r.Skipped {
@@ -104,6 +108,7 @@ func TestFewObservationsAreSkipped(t *testing.T) {
 // TestWriteHeavyUnderSkew draws many write transactions over hot keys, where
 // redrawing a key written twice must not bias the kind or size mixes.
 func TestWriteHeavyUnderSkew(t *testing.T) {
+	t.Parallel()
 	w := graphtest.WorkloadO()
 	w.Requests.Weights = []float64{10, 10, 10, 70}
 	w.KeySkew.Theta = 1.2
@@ -119,6 +124,7 @@ func TestWriteHeavyUnderSkew(t *testing.T) {
 // requests, as `taobench validate --workload W --requests 1000000` does.
 // Edge types counted once per node (the old way) failed workloads a and o.
 func TestEveryWorkloadPasses(t *testing.T) {
+	t.Parallel()
 	var ws []*workload.Workload
 	for _, info := range workload.Builtins() {
 		w, err := workload.Builtin(info.Name)

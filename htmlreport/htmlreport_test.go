@@ -64,6 +64,7 @@ func encode(t *testing.T, extra map[string]any, exps ...*result.Experiment) []by
 // TestResourceFields: what the experiment cost, as result.Resources holds
 // it, read back from its JSON.
 func TestResourceFields(t *testing.T) {
+	t.Parallel()
 	x := experiment(10, time.Microsecond)
 	x.Resources = &result.Resources{Interval: time.Second,
 		Driver: result.DriverUsage{User: 1500 * time.Millisecond, Sys: 500 * time.Millisecond, CPUPct: 12.5, MaxRSS: 3 << 20,
@@ -94,6 +95,7 @@ func TestResourceFields(t *testing.T) {
 }
 
 func TestDistributions(t *testing.T) {
+	t.Parallel()
 	h := experiment(1000, time.Microsecond).Sum().Histogram("read")
 	x, y := cdf(h)
 	if len(x) < 10 || y[len(y)-1] != 1 {
@@ -116,6 +118,7 @@ func TestDistributions(t *testing.T) {
 }
 
 func TestCompareMarksWorse(t *testing.T) {
+	t.Parallel()
 	fast, slow := experiment(50, time.Microsecond), experiment(50, 10*time.Microsecond)
 	slow.Measured *= 2 // half the throughput
 	files := []*File{{Name: "a.json", Doc: &result.Doc{Experiments: []*result.Experiment{fast}}},
@@ -144,6 +147,7 @@ func TestCompareMarksWorse(t *testing.T) {
 }
 
 func TestWritePage(t *testing.T) {
+	t.Parallel()
 	withRes := experiment(20, time.Microsecond)
 	withRes.Resources = &result.Resources{Interval: time.Second, Driver: result.DriverUsage{CPUPct: 1.5, MaxRSS: 1 << 20}}
 	a, err := Parse("dir/a.json", encode(t, nil, withRes, experiment(40, 2*time.Microsecond)))
@@ -192,6 +196,7 @@ func TestWritePage(t *testing.T) {
 // TestCompareOpenLoop: open-loop throughputs that all reach their target
 // differ by chance and are not marked; one that falls short is.
 func TestCompareOpenLoop(t *testing.T) {
+	t.Parallel()
 	open := func(n int, notIssued int64) *result.Experiment {
 		e := experiment(n, time.Microsecond)
 		e.OpenLoop = result.OpenLoop{Rate: 100, Arrival: "poisson", Scheduled: 300, NotIssued: notIssued}
@@ -213,6 +218,7 @@ func TestCompareOpenLoop(t *testing.T) {
 // TestFidelityFailMarked: a fidelity row that failed is marked in red, one
 // that passed is not.
 func TestFidelityFailMarked(t *testing.T) {
+	t.Parallel()
 	e := experiment(20, time.Microsecond)
 	e.Fidelity = []result.FidelityRow{
 		{Figure: "figure that passed", Verdict: result.Pass},

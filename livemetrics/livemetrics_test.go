@@ -41,6 +41,7 @@ func gather(t *testing.T, c prometheus.Collector) map[string]*dto.Metric {
 }
 
 func TestRunsCountsBatches(t *testing.T) {
+	t.Parallel()
 	r := NewRuns()
 	now := time.Now()
 	clock := now
@@ -113,6 +114,7 @@ func TestRunsCountsBatches(t *testing.T) {
 }
 
 func TestLoadProgress(t *testing.T) {
+	t.Parallel()
 	l := NewLoad()
 	if m := gather(t, l); len(m) != 0 {
 		t.Errorf("before the load: %d series, want none", len(m))
@@ -136,6 +138,7 @@ func TestLoadProgress(t *testing.T) {
 }
 
 func TestServer(t *testing.T) {
+	t.Parallel()
 	s, err := Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -172,6 +175,7 @@ func TestServer(t *testing.T) {
 // and says nothing; an all-interfaces host is bound as asked, with a note
 // that says so.
 func TestListenLoopbackDefault(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		addr, host string
 		loud       bool

@@ -49,6 +49,7 @@ func consistencyDoc(t *testing.T, seed uint64, c *result.Consistency) *result.Do
 // The consistency figures go through the results file exactly, and merge
 // adds them: counts add, histograms merge.
 func TestConsistencyRoundTripAndMerge(t *testing.T) {
+	t.Parallel()
 	a := &result.Consistency{}
 	a.Tiers[tao.TierClientCache] = tierStats(10, 4, time.Millisecond, 300*time.Millisecond)
 	a.Tiers[tao.TierTAO] = tierStats(20, 0, 2*time.Millisecond, 0)

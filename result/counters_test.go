@@ -7,6 +7,7 @@ import (
 )
 
 func TestObserveCountsWhatTheStoreSaid(t *testing.T) {
+	t.Parallel()
 	var c Counters
 	s0, s1 := tao.ID(0, 1), tao.ID(1, 1)
 	reqs := []struct {

@@ -23,6 +23,7 @@ const module = "github.com/taobench/taobench/"
 // inside the module, only on the packages listed with it; anything else,
 // such as a store or gen reached through a new import, fails the test.
 func TestDataFlowsOneWay(t *testing.T) {
+	t.Parallel()
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("the go command is not on PATH; this test runs go list -deps")

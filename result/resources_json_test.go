@@ -10,6 +10,7 @@ import (
 // resources, and the JSON says so (moved from report's TestResourcesJSON
 // with the code).
 func TestResourcesJSONMerged(t *testing.T) {
+	t.Parallel()
 	e := &Experiment{Resources: &Resources{
 		Interval: time.Second,
 		Driver:   DriverUsage{CPUPct: 40, Samples: []DriverSample{{At: time.Second, CPUPct: 38.5}}},

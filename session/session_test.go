@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"github.com/taobench/taobench/session"
 	_ "github.com/taobench/taobench/store/null"
 	_ "github.com/taobench/taobench/store/sqlstore"
+	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -263,5 +265,47 @@ func TestRunInterrupted(t *testing.T) {
 	done, err := s.Run(ctx, session.Plan{Config: run.Config{Workload: w, Graph: g, Drain: time.Second}, Experiments: []run.Experiment{x, x}})
 	if !errors.Is(err, session.ErrInterrupted) || len(done) != 1 || !slices.Equal(rec.finals, []bool{true}) {
 		t.Errorf("cancelled: %d results, finals %v, %v; want 1, [true], ErrInterrupted", len(done), rec.finals, err)
+	}
+}
+
+// TestExperimentsDrawTheirOwnStreams: two identical experiments of one
+// run on SQLite create distinct objects (before, the second's obj_adds
+// overwrote the first's "new" ids): each experiment reserves a run number
+// of its own and draws its own stream.
+func TestExperimentsDrawTheirOwnStreams(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "s.db")
+	w, err := workload.Parse(strings.NewReader("operations write:1\nwrite_operation_types obj_add:1\n"), "adds.workload")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, "sqlite:"+path, session.Options{Sink: &recorder{}})
+	cfg, _, err := s.Prepare(ctx, session.GraphSpec{Edges: 2000}, run.Config{Workload: w, Seed: 1, Drain: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := run.Experiment{Threads: 1, Duration: 500 * time.Millisecond}
+	done, err := s.Run(ctx, session.Plan{Config: cfg, Experiments: []run.Experiment{x, x}})
+	if err != nil || len(done) != 2 {
+		t.Fatalf("Run: %d results, %v", len(done), err)
+	}
+	s.Close()
+	var adds int64
+	for _, e := range done {
+		adds += e.Summary.Outcome(tao.OK)
+	}
+	conn, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var created, overwritten int64
+	// Bit 56 marks the ids runs create (tao.IsNew).
+	if err := conn.QueryRow("SELECT COUNT(*), COALESCE(SUM(version > 1), 0) FROM objects WHERE (id >> 56) & 1 = 1").Scan(&created, &overwritten); err != nil {
+		t.Fatal(err)
+	}
+	if adds < 100 || created != adds || overwritten != 0 {
+		t.Errorf("%d obj_adds made %d new objects, %d of them overwritten: every experiment must create ids of its own", adds, created, overwritten)
 	}
 }

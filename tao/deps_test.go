@@ -17,6 +17,7 @@ import (
 // Every store package may depend, inside the module, only on tao, store
 // and internal packages.
 func TestStoresNeedNoGraph(t *testing.T) {
+	t.Parallel()
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("the go command is not on PATH; this test runs go list -deps")

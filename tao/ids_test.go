@@ -3,6 +3,7 @@ package tao
 import "testing"
 
 func TestNewID(t *testing.T) {
+	t.Parallel()
 	seen := map[int64]bool{}
 	for _, f := range [][4]int64{{0, 0, 0, 0}, {49, 0, 0, 0}, {3, 1, 0, 0}, {3, 0, 1, 0}, {3, 0, 0, 1}, {3, 1<<20 - 1, 4095, 1<<24 - 1}} {
 		id, err := NewID(int(f[0]), f[1], int(f[2]), uint64(f[3]))

@@ -3,6 +3,7 @@ package tao
 import "testing"
 
 func TestSpansAtDatabase(t *testing.T) {
+	t.Parallel()
 	bidir := TypeBidirectional
 	if _, ok := bidir.Inverse(); !ok {
 		t.Fatalf("type %d has no inverse", bidir)

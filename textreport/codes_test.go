@@ -14,6 +14,7 @@ import (
 // largest first, and survive the JSON round trip; a results file with a
 // code under an outcome that has none, or a negative count, is refused.
 func TestErrorCodes(t *testing.T) {
+	t.Parallel()
 	e := experimentOf(1, samples(200), &result.Counters{})
 	e.ErrorCodes = result.ErrorCodes{
 		{Outcome: tao.ConflictObject, Code: "40P01"}: 2,

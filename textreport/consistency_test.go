@@ -11,6 +11,7 @@ import (
 )
 
 func TestTextReportShowsTiers(t *testing.T) {
+	t.Parallel()
 	c := &result.Consistency{}
 	csc := &c.Tiers[tao.TierClientCache]
 	csc.Drawn, csc.Lookups, csc.Hits, csc.Served, csc.Stale = 100, 100, 80, 80, 20

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseFormats(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want string // names joined by commas, or "error: substring"

@@ -20,6 +20,7 @@ import (
 // interval and tag), whose counts per tag and second must be the
 // timeline's, and with hdrhistogram-go's own log reader.
 func TestHDRLog(t *testing.T) {
+	t.Parallel()
 	ss := samples(5000)
 	e := experimentOf(1, ss, nil)
 	var b bytes.Buffer

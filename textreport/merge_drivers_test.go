@@ -43,6 +43,7 @@ func driverDoc(t *testing.T, i, n, threads int, rate float64, ss []int) result.N
 // the drivers are listed; a missing, doubled or foreign driver is refused
 // by name.
 func TestMergeDrivers(t *testing.T) {
+	t.Parallel()
 	parts := make([][]int, 4)
 	for k := range 4000 {
 		parts[k%4] = append(parts[k%4], k)

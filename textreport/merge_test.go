@@ -83,6 +83,7 @@ func jsonOf(t *testing.T, run *result.Run, exps ...*result.Experiment) []byte {
 // exact min, max and mean, percentiles, contention, the time series and
 // the histograms themselves.
 func TestMergeSplitEqualsWhole(t *testing.T) {
+	t.Parallel()
 	ss := samples(20000)
 	half := len(ss) / 2
 	fa := result.Counters{PointReads: 10, PointHits: 2, RangeSizes: [result.SizeBuckets]int64{3, 1}}
@@ -181,6 +182,7 @@ func compareJSON(t *testing.T, path string, want, got any) int {
 // TestMergeRefuses: results of another workload, graph or schedule are
 // refused, naming both files and the field.
 func TestMergeRefuses(t *testing.T) {
+	t.Parallel()
 	ss := samples(200)
 	base := func(seed uint64) *result.Doc {
 		return &result.Doc{Run: testRun(seed), Experiments: []*result.Experiment{experimentOf(4, ss, nil)}}
@@ -224,6 +226,7 @@ func TestMergeRefuses(t *testing.T) {
 // TestReadJSONRefuses: documents that cannot be merged exactly are refused
 // with the reason.
 func TestReadJSONRefuses(t *testing.T) {
+	t.Parallel()
 	good := string(jsonOf(t, testRun(1), experimentOf(1, samples(100), nil)))
 	for _, tc := range []struct{ doc, want string }{
 		{"[]", "not a taobench results document"},
@@ -243,6 +246,7 @@ func TestReadJSONRefuses(t *testing.T) {
 // schedules and overtime of the processes adding up; results of another
 // target rate per process or arrival process are refused.
 func TestMergeOpenLoop(t *testing.T) {
+	t.Parallel()
 	ss := samples(20000)
 	for i := range ss {
 		ss[i].Service = max(ss[i].Latency/3, 1)

@@ -55,6 +55,7 @@ var (
 )
 
 func TestTextOriginalLines(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteText(&buf, synthetic()); err != nil {
 		t.Fatal(err)
@@ -110,6 +111,7 @@ func TestTextOriginalLines(t *testing.T) {
 }
 
 func TestTextDetails(t *testing.T) {
+	t.Parallel()
 	e := synthetic()
 	e.Interrupted = true
 	e.Measured = 30 * time.Second
@@ -158,6 +160,7 @@ func TestTextDetails(t *testing.T) {
 // TestTextInjectedFailures: each injected failure is named apart, since
 // each leaves the database in a different state.
 func TestTextInjectedFailures(t *testing.T) {
+	t.Parallel()
 	e := synthetic()
 	e.Counters = &result.Counters{}
 	e.Counters.Txns[tao.WriteTxn] = 10
@@ -173,6 +176,7 @@ func TestTextInjectedFailures(t *testing.T) {
 }
 
 func TestTextEmpty(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteText(&buf, &result.Experiment{Threads: 1, Duration: time.Second}); err != nil {
 		t.Fatal(err)
@@ -187,6 +191,7 @@ func TestTextEmpty(t *testing.T) {
 }
 
 func TestNum(t *testing.T) {
+	t.Parallel()
 	for x, want := range map[float64]string{
 		61.020412: "61.0204", 50.98234: "50.9823", 116.8049: "116.805", 60: "60", 0: "0",
 		1234567.8: "1234568", 0.000123456: "0.000123", math.NaN(): "0", 162153.2: "162153",
@@ -213,6 +218,7 @@ func sorted(s string) string {
 }
 
 func TestJSON(t *testing.T) {
+	t.Parallel()
 	run := &result.Run{Database: "postgres://u:xxxxx@h/db", Workload: "o", Seed: 7, Edges: 1000, Retries: 3,
 		Started: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC), Version: "v0.1", Revision: "0123abc+modified", NotApplied: []string{"read_tiers"}}
 	var buf bytes.Buffer
@@ -324,6 +330,7 @@ func TestJSON(t *testing.T) {
 }
 
 func TestJSONNilRun(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := result.WriteJSON(&buf, nil, nil); err != nil {
 		t.Fatal(err)
@@ -344,6 +351,7 @@ func TestJSONNilRun(t *testing.T) {
 // the original's line, its target and achieved rate, whether the target was
 // reached, and service times beside the latencies; the JSON says the same.
 func TestOpenLoopReport(t *testing.T) {
+	t.Parallel()
 	r := metrics.NewRecorder()
 	for i := range 100 {
 		// Queued: 10 ms from the intended start, 1 ms of service.
@@ -403,6 +411,7 @@ func TestOpenLoopReport(t *testing.T) {
 // TestInjectedReport: injected delays are reported beside the latencies
 // that include them, in the text and under injected_us.
 func TestInjectedReport(t *testing.T) {
+	t.Parallel()
 	r := metrics.NewRecorder()
 	for range 10 {
 		r.Record(&metrics.Sample{Class: tao.WriteTxn, Outcome: tao.OK, Attempts: 1,

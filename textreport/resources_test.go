@@ -13,6 +13,7 @@ import (
 // TestResourcesJSON: the shape docs/results.md gives, every key present, a
 // round trip through ReadJSON, and the text report's lines.
 func TestResourcesJSON(t *testing.T) {
+	t.Parallel()
 	e := synthetic()
 	e.Resources = &result.Resources{
 		Interval: time.Second,
@@ -80,6 +81,7 @@ func TestResourcesJSON(t *testing.T) {
 // TestResourcesTextWithoutSizes: a server that tells no sizes (Spanner) gets
 // no "size 0.0 MiB" line; Galera's conflict counters are headline figures.
 func TestResourcesTextWithoutSizes(t *testing.T) {
+	t.Parallel()
 	e := synthetic()
 	e.Resources = &result.Resources{Interval: time.Second, Server: &result.ServerUsage{Engine: "mysql", Product: "MariaDB 10.11.19 with Galera",
 		Deltas: map[string]int64{"wsrep_local_cert_failures": 97, "wsrep_local_bf_aborts": 287}, Error: "before and after: no sizes"}}

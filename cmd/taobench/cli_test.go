@@ -98,22 +98,57 @@ func cliMust(t *testing.T, args ...string) cliResult {
 }
 
 // readJSONFile reads a results file the command wrote into a T, failing
-// the test when it cannot; it returns the raw text too.
+// the test when it cannot; it returns the raw text too. The one way the
+// command's tests read what it wrote (decodeJSONFile for a value of an
+// unnamed type).
 func readJSONFile[T any](t *testing.T, path string) (T, []byte) {
 	t.Helper()
 	var v T
+	return v, decodeJSONFile(t, path, &v)
+}
+
+// decodeJSONFile reads the JSON file at path into v, failing the test when
+// it cannot; it returns the raw text.
+func decodeJSONFile(t *testing.T, path string, v any) []byte {
+	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatalf("results file: %v", err)
 	}
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if err := json.Unmarshal(raw, v); err != nil {
 		t.Fatalf("results file %s is not the JSON expected: %v\n%s", path, err, raw)
 	}
-	return v, raw
+	return raw
+}
+
+// userEnv is the environment the test binary started with: the go
+// command opBinary runs needs the user's build and module caches.
+var userEnv = os.Environ()
+
+// TestMain gives the test binary a home and cache directory of its own
+// before any test runs (tests in parallel cannot call cliHome, whose
+// t.Setenv is for serial tests), so a command that finds no --db never
+// reaches the user's default database; and removes the binary opBinary
+// built.
+func TestMain(m *testing.M) {
+	home, err := os.MkdirTemp("", "taobench-cmd-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("HOME", filepath.Join(home, "home"))
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+	code := m.Run()
+	os.RemoveAll(home)
+	if opBin != "" {
+		os.RemoveAll(filepath.Dir(opBin))
+	}
+	os.Exit(code)
 }
 
 // cliHome points the user's cache directory at a fresh temporary directory
-// and returns where the default database must then live.
+// and returns where the default database must then live; for the tests of
+// the default database (serial: it sets the environment).
 func cliHome(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -367,6 +402,7 @@ var (
 // TestCLIJSONKeysDocumented keeps this test's key sets, the code's and
 // docs/results.md's the same: every key the tests demand is documented.
 func TestCLIJSONKeysDocumented(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "results.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -926,7 +962,7 @@ func TestCLIRunDefaultDatabase(t *testing.T) {
 // workloads share workload a's graph: a itself, and a's graph with a write
 // mix of every write kind, deletes included.
 func TestCLIRepeatedRunsWithDeletes(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "a.db")
 	w, err := workload.Builtin("a")
@@ -996,7 +1032,7 @@ func TestCLIRepeatedRunsWithDeletes(t *testing.T) {
 }
 
 func TestCLIExperimentsFile(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	dir := t.TempDir()
 	exps := filepath.Join(dir, "experiments.txt")
 	if err := os.WriteFile(exps, []byte("# threads,warmup,duration\n1,0,0.5\n\n2,0,0.5   # two clients\n"), 0o644); err != nil {
@@ -1089,7 +1125,7 @@ func TestCLIInterrupt(t *testing.T) {
 // A database holds one graph: a run or a load of another is refused, and
 // load --drop replaces it.
 func TestCLIGraphMismatch(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "m.db")
 	if r := cliRun(t, "load", "--db", db, "--edges", "2000", "--seed", "1"); r.code != 0 || !strings.Contains(r.stderr, "loaded") {
@@ -1247,7 +1283,7 @@ func TestCLIBadDatabaseURLs(t *testing.T) {
 }
 
 func TestCLISchema(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.db")
 	r := cliRun(t, "schema", "--db", "sqlite:"+path)
 	if r.code != 0 {

@@ -175,6 +175,7 @@ func distRuns(t *testing.T, dbURL string) int64 {
 // check passes; merged throughput is within a tolerant bound of the single
 // process's, both logged.
 func TestServerDrivers(t *testing.T) {
+	t.Parallel()       // few connections (at most 16 clients a server); no timing
 	bin := opBinary(t) // a process each: a process-wide setting such as GOMAXPROCS must not be shared
 	srvEach(t, func(t *testing.T, s srvServer) {
 		many, one := s.fresh(t), s.fresh(t)
@@ -281,6 +282,7 @@ func TestServerDrivers(t *testing.T) {
 // (objects by shard, forward edges by type and by target shard; check
 // verifies the inverses and the rest), and the graph is complete.
 func TestServerLoadDrivers(t *testing.T) {
+	t.Parallel()       // few connections (at most 16 clients a server); no timing
 	bin := opBinary(t) // a process each: a process-wide setting such as GOMAXPROCS must not be shared
 	srvEach(t, func(t *testing.T, s srvServer) {
 		split, whole := s.fresh(t), s.fresh(t)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -22,6 +21,7 @@ import (
 // its session as a whole load does; session's TestLiveLoad checks that a
 // part's load serves its rows.
 func TestLoadPartServesMetrics(t *testing.T) {
+	t.Parallel()
 	for _, part := range [][]string{nil, {"--driver", "0/2"}} {
 		db := "sqlite:" + filepath.Join(t.TempDir(), "t.db")
 		r := cliRun(t, append([]string{"load", "--db", db, "--edges", "3000", "--metrics-addr", "127.0.0.1:0"}, part...)...)
@@ -49,13 +49,7 @@ func TestValidateDBLikeRun(t *testing.T) {
 			Retries int `json:"retries"`
 		} `json:"run"`
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSONFile(t, out, &doc)
 	if doc.Run.Retries != 3 {
 		t.Errorf("validate --retries 3 recorded retries %d", doc.Run.Retries)
 	}
@@ -79,6 +73,7 @@ func TestRealMainKeepsGOMAXPROCS(t *testing.T) {
 // TestExperimentNotApplied: an experiment's results list the workload
 // fields it does not apply, as run's do.
 func TestExperimentNotApplied(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "x.json")
 	r := cliRun(t, "experiment", "lock-hold", "--db", "sqlite:"+filepath.Join(t.TempDir(), "x.db"), "--workload", "o", "--holds", "0",
 		"--threads", "2", "--warmup", "0", "--duration", "0.2", "--edges", "2000", "--out", out)
@@ -94,13 +89,7 @@ func TestExperimentNotApplied(t *testing.T) {
 			NotApplied []string `json:"not_applied"`
 		} `json:"run"`
 	}
-	raw, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &doc); err != nil {
-		t.Fatal(err)
-	}
+	decodeJSONFile(t, out, &doc)
 	if want := session.NotApplied(w, false); len(want) == 0 || !slices.Equal(doc.Run.NotApplied, want) {
 		t.Errorf("experiment on workload o: not_applied %q, want %q", doc.Run.NotApplied, want)
 	}
@@ -110,6 +99,7 @@ func TestExperimentNotApplied(t *testing.T) {
 // its target, and sends the document to the command's own stdout for
 // /dev/stdout, as run --out does.
 func TestExperimentOutLikeRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "x.db")
 	target, link := filepath.Join(dir, "target.json"), filepath.Join(dir, "link.json")
@@ -136,6 +126,7 @@ func TestExperimentOutLikeRun(t *testing.T) {
 // owns in a sticky world-writable directory (/tmp's kind), whatever the
 // kernel's protected_symlinks setting.
 func TestOutProtectedSymlink(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give a symlink to another user")
 	}

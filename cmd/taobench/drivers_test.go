@@ -14,7 +14,7 @@ import (
 // TestCLIDriverBadInput: each mistake in --driver, --run-id or --start-at
 // exits 2 with the flag named and the fix, before anything runs.
 func TestCLIDriverBadInput(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -93,7 +93,7 @@ func distInventory(t *testing.T, dbURL string) store.Inventory {
 // on SQLite, give the rows one load gives; a run refuses the graph while a
 // part is missing, naming it.
 func TestCLILoadParts(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	dir := t.TempDir()
 	split, whole := "sqlite:"+filepath.Join(dir, "split.db"), "sqlite:"+filepath.Join(dir, "whole.db")
 	load := func(db string, extra ...string) cliResult {
@@ -149,7 +149,7 @@ func TestCLIDBFromEnv(t *testing.T) {
 
 // TestCLIDriverNeedsGraph: drivers never load a graph themselves.
 func TestCLIDriverNeedsGraph(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	db := "sqlite:" + filepath.Join(t.TempDir(), "empty.db")
 	r := cliRun(t, "run", "--db", db, "--driver", "0/2", "--run-id", "r", "--duration", "0.2")
 	if r.code != 2 || !strings.Contains(r.stderr, "holds no graph, and drivers do not load one") || strings.Contains(r.stderr, "loading") {

@@ -9,6 +9,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -16,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +27,7 @@ import (
 
 	"github.com/taobench/taobench/internal/cpuwait"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/store/storetest"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -36,45 +39,39 @@ import (
 //	                server behind a driver that does not honour cancellation
 func init() {
 	store.Default.Register("optest-lossy", func(_ context.Context, u *url.URL, _ string, _ store.Options) (store.Store, error) {
-		var n int64
-		if _, err := fmt.Sscan(u.Opaque, &n); err != nil || n < 1 {
+		var every int64
+		if _, err := fmt.Sscan(u.Opaque, &every); err != nil || every < 1 {
 			return nil, fmt.Errorf("optest-lossy:N needs N >= 1, got %q", u.Opaque)
 		}
-		return &opLossy{every: n}, nil
+		var n atomic.Int64
+		return keepsNoData(storetest.Func{ExecFunc: func(_ context.Context, _ *tao.Request, res *tao.Result) {
+			if n.Add(1)%every == 0 {
+				res.Outcome, res.Err = tao.Error, errors.New("optest-lossy: connection reset by peer")
+			}
+		}}), nil
 	})
 	store.Default.Register("optest-stuck", func(context.Context, *url.URL, string, store.Options) (store.Store, error) {
-		return &opStuck{}, nil
+		var n atomic.Int64
+		return keepsNoData(storetest.Func{
+			ExecFunc: func(context.Context, *tao.Request, *tao.Result) {
+				if n.Add(1) > 100 {
+					<-opHung
+				}
+			},
+			CloseFunc: func() error {
+				<-opHung
+				return nil
+			},
+		}), nil
 	})
 }
 
-type opLossy struct {
-	every int64
-	n     atomic.Int64
-}
-
-func (s *opLossy) Exec(_ context.Context, _ *tao.Request, res *tao.Result) {
-	if s.n.Add(1)%s.every == 0 {
-		res.Outcome, res.Err = tao.Error, errors.New("optest-lossy: connection reset by peer")
-	}
-}
-
-func (s *opLossy) Close() error { return nil }
+// keepsNoData shows only f's store.Store methods: like null, a store the
+// command computes the graph for and loads nothing into.
+func keepsNoData(f storetest.Func) store.Store { return struct{ store.Store }{f} }
 
 // opHung is closed never: stuck calls stay stuck for the test binary's life.
 var opHung = make(chan struct{})
-
-type opStuck struct{ n atomic.Int64 }
-
-func (s *opStuck) Exec(_ context.Context, _ *tao.Request, _ *tao.Result) {
-	if s.n.Add(1) > 100 {
-		<-opHung
-	}
-}
-
-func (s *opStuck) Close() error {
-	<-opHung
-	return nil
-}
 
 var opExitCodes = []string{"0", "1", "2", "3", "130", "143"}
 
@@ -103,6 +100,38 @@ func TestCLIExitCodesDocumented(t *testing.T) {
 		if !re.MatchString(section) {
 			t.Errorf("README.md's exit status section does not document %s:\n%s", c, section)
 		}
+	}
+}
+
+// TestCLIDamageExits1: check and validate --db of a database whose edges
+// point at objects that do not exist exit 1, naming what failed
+// (session's TestDamageCaught checks what they find, before and after).
+func TestCLIDamageExits1(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "damage.db")
+	db := "sqlite:" + path
+	cliMust(t, "load", "--db", db, "--workload", "a", "--edges", "5000")
+	conn, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Type 6, the first list type of category other: id2 moved past every
+	// node index, the key unique still, the object gone.
+	if _, err := conn.Exec("UPDATE edges SET id2 = id2 + (1 << 40), ukey = ukey + (1 << 40) WHERE type = 6"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	r := cliRun(t, "check", "--db", db)
+	if r.code != 1 || !strings.Contains(r.stdout, "VIOLATION association points at an object the graph says exists") {
+		t.Errorf("check of a damaged database: want exit 1 naming the violation\n%v", r)
+	}
+	r = cliRun(t, "validate", "--db", db, "--workload", "a", "--threads", "1", "--warmup", "0", "--duration", "0.2s")
+	failed := false
+	for _, l := range strings.Split(r.stdout, "\n") {
+		failed = failed || strings.HasPrefix(l, "missing objects edges point at") && strings.Contains(l, " FAIL ")
+	}
+	if r.code != 1 || !failed || !strings.Contains(r.stderr, "figure(s) differ from their targets") {
+		t.Errorf("validate --db of a damaged database: want exit 1 and the failed row of missing objects\n%v", r)
 	}
 }
 
@@ -220,7 +249,8 @@ func opBinary(t *testing.T) string {
 		}
 		opBin = filepath.Join(dir, "taobench")
 		cmd := exec.Command("go", "build", "-buildvcs=auto", "-o", opBin, ".")
-		cmd.Env = append(os.Environ(), "GOFLAGS=")
+		// The user's environment, not TestMain's home: its go caches.
+		cmd.Env = append(slices.Clip(userEnv), "GOFLAGS=")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			opBinErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -229,14 +259,6 @@ func opBinary(t *testing.T) string {
 		t.Fatal(opBinErr)
 	}
 	return opBin
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if opBin != "" {
-		os.RemoveAll(filepath.Dir(opBin))
-	}
-	os.Exit(code)
 }
 
 // SIGTERM and SIGINT end a real process's run early: the results so far are

@@ -73,7 +73,7 @@ func TestCLINotAppliedNotice(t *testing.T) {
 // A read-only SQLite file, or one in a read-only directory, is refused with
 // the fix, not with SQLite's "attempt to write a readonly database".
 func TestCLIReadOnlySQLite(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	for _, what := range []string{"file", "directory"} {
 		t.Run(what, func(t *testing.T) {
 			dir := t.TempDir()
@@ -105,7 +105,7 @@ func TestCLIReadOnlySQLite(t *testing.T) {
 
 // schema prints the DDL without creating an SQLite file or its directory.
 func TestCLISchemaCreatesNothing(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "new")
 	path := filepath.Join(dir, "s.db")
 	r := cliRun(t, "schema", "--db", "sqlite:"+path)

@@ -13,7 +13,7 @@ import (
 // and no text; text,json writes the text summary, then the document; an
 // unknown format is refused before anything runs, naming the flag.
 func TestCLIFormat(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	dir := t.TempDir()
 	args := []string{"run", "--db", "null", "--edges", "10000", "--threads", "2", "--warmup", "0", "--duration", "0.3s"}
 
@@ -66,7 +66,7 @@ func TestCLIFormat(t *testing.T) {
 // hold exactly the requests the JSON counts, and whose warmup intervals
 // are tagged apart.
 func TestCLIHDRLog(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	dir := t.TempDir()
 	out, log := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.hlog")
 	r := cliRun(t, "run", "--db", "null", "--edges", "10000", "--threads", "2", "--warmup", "0.3s", "--duration", "1.2s", "--out", out, "--hdr-log", log)

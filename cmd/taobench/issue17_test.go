@@ -141,14 +141,7 @@ func i17Same(t *testing.T, path string, want []byte, why string) {
 // i17JSON decodes a results file loosely (any build's keys).
 func i17JSON(t *testing.T, path string) map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	m, _ := readJSONFile[map[string]any](t, path)
 	return m
 }
 

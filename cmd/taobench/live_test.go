@@ -39,6 +39,7 @@ var liveAddrRE = regexp.MustCompile(`serving Prometheus metrics at http://([^/]+
 // there, grow while experiment 2 runs, and experiment 1's, scraped once it
 // has ended, equal its counts in the JSON results exactly.
 func TestLiveMetricsRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	exps := filepath.Join(dir, "exps")
 	if err := os.WriteFile(exps, []byte("2,0.3,0.7\n1,0,3\n"), 0o644); err != nil {
@@ -140,6 +141,7 @@ func TestLiveMetricsRun(t *testing.T) {
 // TestLiveMetricsAddrErrors: a bad address or a port in use is bad input
 // naming the flag, before any work (no database is created).
 func TestLiveMetricsAddrErrors(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -106,7 +106,7 @@ func TestCLIOutChecked(t *testing.T) {
 // (the target replaced, the link kept); result files are 0644, or keep the
 // mode of the file they replace; no temporary file is left behind.
 func TestCLIOutFiles(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	dir := t.TempDir()

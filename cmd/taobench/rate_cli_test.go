@@ -89,7 +89,7 @@ func TestCLIRunRate(t *testing.T) {
 // TestCLIRateErrors: bad --rate, --arrival and null-store options are
 // refused with a message naming the flag and the fix.
 func TestCLIRateErrors(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -112,7 +112,7 @@ func TestCLIRateErrors(t *testing.T) {
 // once), includes them in the latencies and reports them under
 // injected_us; without it they are listed as not applied.
 func TestCLIInjectLatency(t *testing.T) {
-	cliHome(t)
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "r.json")
 	r := cliRun(t, "run", "--db", "null", "--inject-latency", "--threads", "16", "--warmup", "0", "--duration", "1", "--out", out)
 	if r.code != 0 {

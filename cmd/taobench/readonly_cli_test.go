@@ -11,6 +11,7 @@ import (
 // pointed at the wrong target: exit 2 with the one-line reason and fix,
 // as for an unreachable server, not 1 as for a failed run.
 func TestCLIReadOnlyServer(t *testing.T) {
+	t.Parallel()
 	srvEach(t, func(t *testing.T, s srvServer) {
 		db := s.fresh(t)
 		if s.kind == "postgres" {

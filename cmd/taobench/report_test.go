@@ -12,6 +12,7 @@ import (
 // TestReportCLIErrors: report refuses, with exit 2 and the file and fix
 // named, files that are missing or not results; it writes no page then.
 func TestReportCLIErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.html")
 	notResult := filepath.Join(dir, "other.json")

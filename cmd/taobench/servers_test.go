@@ -311,6 +311,7 @@ func TestServerWorkloads(t *testing.T) {
 // in between takes its request mix on a's graph, and the next runs of a go
 // on as before.
 func TestServerRepeatedRuns(t *testing.T) {
+	t.Parallel() // few connections (at most 16 clients a server); no timing
 	srvEach(t, func(t *testing.T, s srvServer) {
 		dbURL := s.fresh(t)
 		srvLoad(t, dbURL, "a", 5000)
@@ -850,6 +851,7 @@ func TestServerOutage(t *testing.T) {
 // password shows neither in the output nor in the result file, which names
 // the URL redacted.
 func TestServerPasswordRedaction(t *testing.T) {
+	t.Parallel() // few connections (at most 16 clients a server); no timing
 	srvEach(t, func(t *testing.T, s srvServer) {
 		suffix := strings.TrimPrefix(testenv.UniqueName(), "taobench_test_")
 		user, pw := "tb_"+suffix, "s3cret-"+suffix
@@ -911,6 +913,7 @@ var srvAttemptsLine = regexp.MustCompile(`(?m)^attempts: (\d+) \((\d+) retries\)
 // default, conflicts are retried, each retry is an attempt, and a request
 // that finally fails counts once.
 func TestServerRetries(t *testing.T) {
+	t.Parallel() // few connections (at most 16 clients a server); no timing
 	srvEach(t, func(t *testing.T, s srvServer) {
 		dbURL := s.fresh(t)
 		srvLoad(t, dbURL, "a", 5000)

@@ -20,6 +20,7 @@ import (
 // with --replica and no --db a read-only workload runs on the standby
 // alone, and one that writes is refused (exit 2).
 func TestCLIStandby(t *testing.T) {
+	t.Parallel()
 	urls := testenv.PostgresStandbys(t)
 	primary, standby := urls[0], urls[1]
 	cliMust(t, "load", "--db", primary, "--workload", "o", "--edges", "2000")

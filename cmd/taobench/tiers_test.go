@@ -16,6 +16,7 @@ import (
 // consistency figures per tier, read_tiers counts as applied, and the
 // Redis URL's password appears nowhere.
 func TestCLIRunWithTiers(t *testing.T) {
+	t.Parallel()
 	base := testenv.RedisURL(t)
 	prefix := testenv.UniqueName()
 	t.Cleanup(func() {
@@ -67,6 +68,7 @@ func TestCLIRunWithTiers(t *testing.T) {
 }
 
 func TestCLITierFlagsRefused(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "t.db")
 	for _, c := range []struct {

@@ -1,0 +1,166 @@
+package session_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taobench/taobench/fidelity"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/session"
+	"github.com/taobench/taobench/workload"
+)
+
+// knownFailing are rows a built-in may fail for a reason an open item of
+// issue 18 owns, not this test. None now: linkbench's range rows are set
+// against the lists its reads draw, counted in the database before and
+// after the run (item 7).
+var knownFailing = map[string][]string{}
+
+// known reports whether every failed row is a known failure of workload.
+func known(workload string, failed []result.FidelityRow) bool {
+	for _, r := range failed {
+		ok := false
+		for _, k := range knownFailing[workload] {
+			ok = ok || strings.HasPrefix(r.Figure, k)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return len(failed) > 0
+}
+
+// validate runs Validate as validate --db does: a short run of 2 clients
+// on url, loading the workload's graph of edges edges into an empty
+// database.
+func validate(t *testing.T, url string, w *workload.Workload, edges int64, seed uint64) *session.Validation {
+	t.Helper()
+	s := open(t, url, session.Options{Name: "validate", Sink: &recorder{}, Clients: 2})
+	v, err := s.Validate(context.Background(), session.GraphSpec{Edges: edges}, run.Config{Workload: w, Seed: seed, Retries: 10, Drain: 10 * time.Second},
+		run.Experiment{Threads: 2, Warmup: 300 * time.Millisecond, Duration: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestValidateEveryBuiltin: for every built-in workload, the generator's
+// check (validate --workload, 1 M requests) and the database's (validate
+// --db on a fresh SQLite load: inventory, placement, missing objects and a
+// short run's fidelity rows) pass. Not in parallel: the rows of a short
+// run need the requests a core gives it (a mean row's tolerance does not
+// widen with fewer).
+func TestValidateEveryBuiltin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 1 M requests and loads a graph per built-in")
+	}
+	infos := workload.Builtins()
+	if len(infos) < 9 {
+		t.Fatalf("%d built-ins: %v", len(infos), infos)
+	}
+	for _, in := range infos {
+		t.Run(in.Name, func(t *testing.T) {
+			w := builtin(t, in.Name)
+			var out bytes.Buffer
+			if err := session.CheckGenerator(&out, w, 200_000, 1_000_000, 1); err != nil || !strings.Contains(out.String(), "1000000 requests of workload "+in.Name) {
+				t.Errorf("CheckGenerator %s: %v, want none over 1 M requests\n%s", in.Name, err, out.String())
+			}
+			v := validate(t, sqlite(t), w, 50_000, 3)
+			failed := fidelity.Failed(v.Rows)
+			var table bytes.Buffer
+			werr := v.Write(&table, "validate")
+			switch {
+			case known(in.Name, failed):
+				t.Logf("known failure (issue 18, item 7): %+v", failed)
+			case werr != nil || len(failed) > 0 || !strings.Contains(table.String(), "forward edges per id1 shard vs placement"):
+				t.Errorf("Validate, workload %s: %v; want every row passing or skipped\n%s", in.Name, werr, table.String())
+			}
+		})
+	}
+}
+
+// TestDamageCaught: a database where 12% of one association type's rows
+// point at objects that do not exist (the issue's damage: the hit rate
+// fell from 0.196 to 0.177 and a fixed tolerance let it pass) fails Check
+// and Validate, naming the rows; the same database before the damage
+// passes both.
+func TestDamageCaught(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a graph and runs twice")
+	}
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "damage.db")
+	url := "sqlite:" + path
+	w := builtin(t, "a")
+	// check is what taobench check prints and whether it fails.
+	check := func() (string, error) {
+		t.Helper()
+		s, meta, err := session.OpenRecorded(ctx, url, session.Options{Name: "check", Sink: &recorder{}, Clients: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		vs, err := s.Check(ctx, meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		err = s.WriteCheck(&b, meta, vs)
+		return b.String(), err
+	}
+	// Before the damage the graph's rows pass, and so does the short run's
+	// hit rate the damage moves (its other rows need more requests than a
+	// loaded machine may give 3 s: a mean of heavy-tailed list sizes).
+	v := validate(t, url, w, 50_000, 7)
+	graphRows := v.Rows[:len(v.Rows)-len(v.Result.Fidelity)]
+	if failed := fidelity.Failed(graphRows); len(failed) > 0 || verdict(v.Result.Fidelity, "edge_point_read finds an edge") != result.Pass {
+		t.Fatalf("the undamaged database fails: %+v; hit rate %s", failed, verdict(v.Result.Fidelity, "edge_point_read finds an edge"))
+	}
+	if out, err := check(); err != nil {
+		t.Fatalf("the undamaged database fails its check: %v\n%s", err, out)
+	}
+
+	conn, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Type 6 is the first list type of category other (docs/graph.md). Move
+	// its id2 past every node index: the key stays unique, the object is gone.
+	res, err := conn.Exec("UPDATE edges SET id2 = id2 + (1 << 40), ukey = ukey + (1 << 40) WHERE type = 6 AND (id1 + id2) % 100 < 12")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all int64
+	if err := conn.QueryRow("SELECT COUNT(*) FROM edges WHERE type = 6").Scan(&all); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	n, _ := res.RowsAffected()
+	if n == 0 || float64(n)/float64(all) < 0.10 || float64(n)/float64(all) > 0.14 {
+		t.Fatalf("damaged %d of %d rows of type 6, want about 12%%", n, all)
+	}
+
+	if out, err := check(); err == nil || !strings.Contains(out, "VIOLATION association points at an object the graph says exists") || !strings.Contains(out, "e.g. edge (") {
+		t.Errorf("check of the damaged database: %v; want it failed, the missing objects named with an example row\n%s", err, out)
+	}
+	v = validate(t, url, w, 50_000, 7)
+	if verdict(v.Rows, "missing objects edges point at") != result.Fail {
+		t.Errorf("Validate of the damaged database: want a failed row of missing objects, got %+v", fidelity.Failed(v.Rows))
+	}
+}
+
+// verdict is the verdict of the row of figure in rows ("" when none).
+func verdict(rows []result.FidelityRow, figure string) string {
+	for _, r := range rows {
+		if r.Figure == figure {
+			return r.Verdict
+		}
+	}
+	return ""
+}
