@@ -9,8 +9,8 @@ package fidelity
 import (
 	"fmt"
 	"math"
+	"strings"
 
-	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
@@ -62,6 +62,15 @@ func share(figure string, target, model float64, hits, n int64, note string) res
 	return r
 }
 
+// Share is share for the rows of other packages (fidelity/expect).
+func Share(figure string, target, model float64, hits, n int64, note string) result.FidelityRow {
+	return share(figure, target, model, hits, n, note)
+}
+
+// Verdict is a row's verdict: skipped below MinObservations, else pass
+// when ok.
+func Verdict(n int64, ok bool) string { return verdict(n, ok) }
+
 // needed is the observations a share of target needs for its tolerance to
 // fall below the target; 0 when none suffice (target within the model error).
 func needed(target, model float64) int64 {
@@ -89,9 +98,10 @@ func verdict(n int64, ok bool) string {
 	return result.Fail
 }
 
-// Compare sets what c counted beside the plan's targets t for workload w.
+// Compare sets what c counted beside the plan's targets t (recorded with
+// the run, fidelity/expect.Targets) for workload w.
 // A figure whose target is Natural, or which w never exercises, is left out.
-func Compare(w *workload.Workload, t gen.Targets, c *result.Counters) []result.FidelityRow {
+func Compare(w *workload.Workload, t *result.Targets, c *result.Counters) []result.FidelityRow {
 	var rows []result.FidelityRow
 	if t.EdgeHitRate != workload.Natural && c.PointReads > 0 {
 		rows = append(rows, share("edge_point_read finds an edge", t.EdgeHitRate, ModelTargeted, c.PointHits, c.PointReads, "TAO §7, Fig. 3: 19.6%"))
@@ -164,4 +174,17 @@ func Failed(rows []result.FidelityRow) []result.FidelityRow {
 		}
 	}
 	return f
+}
+
+// limitsNote says at which limits the mean rows of range reads are
+// expected: range_limit, or the range_limits drawn.
+func limitsNote(w *workload.Workload) string {
+	if len(w.RangeLimits.Values) == 0 {
+		return fmt.Sprintf("graph expectation at limit %d", w.RangeLimit)
+	}
+	var b strings.Builder
+	for i, l := range w.RangeLimits.Values {
+		fmt.Fprintf(&b, " %d:%g", l, w.RangeLimits.Weights[i])
+	}
+	return "graph expectation over range_limits" + b.String()
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
@@ -14,7 +13,7 @@ import (
 func TestCompareVerdicts(t *testing.T) {
 	t.Parallel()
 	w, _ := workload.Builtin("a")
-	tg := gen.Targets{EdgeHitRate: 0.2, RangeNonEmpty: 0.3, RangeSizeOne: 0.6, SizeOneReached: true, MeanRangeRows: 10,
+	tg := &result.Targets{EdgeHitRate: 0.2, RangeNonEmpty: 0.3, RangeSizeOne: 0.6, SizeOneReached: true, MeanRangeRows: 10,
 		MultiShardWriteTxns: 0.3, EdgeAddNew: 0.99}
 	row := func(rows []result.FidelityRow, fig string) result.FidelityRow {
 		for _, r := range rows {
@@ -64,7 +63,7 @@ func TestCompareVerdicts(t *testing.T) {
 func TestShareToleranceCatchesDamage(t *testing.T) {
 	t.Parallel()
 	w, _ := workload.Builtin("tao")
-	tg := gen.Targets{EdgeHitRate: 0.196, RangeNonEmpty: 0.31, TimeRangeNonEmpty: 0.019, CountNonZero: 0.55,
+	tg := &result.Targets{EdgeHitRate: 0.196, RangeNonEmpty: 0.31, TimeRangeNonEmpty: 0.019, CountNonZero: 0.55,
 		RangeSizeOne: 0.64, SizeOneReached: true, MeanRangeRows: 10}
 	find := func(rows []result.FidelityRow, fig string) result.FidelityRow {
 		for _, r := range rows {

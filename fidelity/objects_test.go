@@ -1,8 +1,10 @@
-package fidelity
+package fidelity_test
 
 import (
 	"testing"
 
+	"github.com/taobench/taobench/fidelity"
+	"github.com/taobench/taobench/fidelity/expect"
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/randdist"
@@ -48,12 +50,14 @@ func TestObjectRows(t *testing.T) {
 			wp.Count(&op, true, uniform.ObjectWriteBins[:])
 		}
 	}
-	for _, row := range ObjectRows(w, plan, &drawn) {
+	// The bins' weights as a run records them (expect.Targets).
+	targets := expect.Targets(w, plan, g.Nodes(), 0, 1)
+	for _, row := range fidelity.ObjectRows(targets, &drawn) {
 		if row.Verdict != result.Pass {
 			t.Errorf("the generator's objects fail: %+v", row)
 		}
 	}
-	rows := ObjectRows(w, plan, &uniform)
+	rows := fidelity.ObjectRows(targets, &uniform)
 	if len(rows) != 2 {
 		t.Fatalf("want two rows, got %+v", rows)
 	}

@@ -5,8 +5,7 @@ import (
 	"math"
 	"math/bits"
 
-	"github.com/taobench/taobench/gen"
-	"github.com/taobench/taobench/gencheck"
+	"github.com/taobench/taobench/chisquare"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/workload"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -62,8 +61,9 @@ func (p RangeProbe) sd() float64 {
 // Sigmas standard errors of the difference of two samples (the run's and
 // the probes') plus half the probes' difference, which is how far the
 // run's own writes moved the lists while it read them. The notes give the
-// plan's expectation t on the graph of the load beside them.
-func ProbedRangeRows(w *workload.Workload, t gen.Targets, c *result.Counters, before, after RangeProbe) []result.FidelityRow {
+// plan's expectation t on the graph of the load beside them
+// (fidelity/expect.Targets).
+func ProbedRangeRows(w *workload.Workload, t *result.Targets, c *result.Counters, before, after RangeProbe) []result.FidelityRow {
 	if c.RangeReads == 0 {
 		return nil
 	}
@@ -107,9 +107,9 @@ func ProbedRangeRows(w *workload.Workload, t gen.Targets, c *result.Counters, be
 		run[1+i], probe[1+i] = float64(c.RangeSizes[i]), float64(before.Sizes[i]+after.Sizes[i])/2
 	}
 	c2, df, p := twoSample(run, probe)
-	sizes := result.FidelityRow{Figure: "edge_range_read sizes vs lists counted", Target: gencheck.Alpha, Observed: p, N: c.RangeReads, P: p,
+	sizes := result.FidelityRow{Figure: "edge_range_read sizes vs lists counted", Target: chisquare.Alpha, Observed: p, N: c.RangeReads, P: p,
 		Note: fmt.Sprintf("rows 0, 1, 2-3, 4-7, ... of the run's reads and of the probes' counts, two-sample chi-square: chi2 %.1f, df %d", c2, df)}
-	sizes.Verdict = verdict(min(c.RangeReads, probes), df >= 1 && p >= gencheck.Alpha)
+	sizes.Verdict = verdict(min(c.RangeReads, probes), df >= 1 && p >= chisquare.Alpha)
 	if df < 1 {
 		sizes.Verdict = result.Skipped
 	}
@@ -167,7 +167,7 @@ const twoSampleMin = 20
 // that misses its targets, or a load that differs from the graph, fails.
 // On a database runs have written to since its load (runs > 0) they are
 // skipped: the lists have moved, by how much no figure says.
-func LoadRangeRows(w *workload.Workload, t gen.Targets, before RangeProbe, runs int64) []result.FidelityRow {
+func LoadRangeRows(w *workload.Workload, t *result.Targets, before RangeProbe, runs int64) []result.FidelityRow {
 	if before.Reads == 0 {
 		return nil
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/workload"
@@ -54,7 +53,7 @@ func TestProbedRangeRows(t *testing.T) {
 	}
 	verdicts := func(c *result.Counters, b, a RangeProbe) map[string]result.FidelityRow {
 		m := map[string]result.FidelityRow{}
-		for _, row := range ProbedRangeRows(w, gen.Targets{}, c, b, a) {
+		for _, row := range ProbedRangeRows(w, &result.Targets{}, c, b, a) {
 			m[row.Figure] = row
 		}
 		if len(m) != 4 {
@@ -121,7 +120,7 @@ func TestLoadRangeRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg := gen.Targets{RangeNonEmpty: 0.734, RangeSizeOne: 0.596, Correlation: 0.005}
+	tg := &result.Targets{RangeNonEmpty: 0.734, RangeSizeOne: 0.596, Correlation: 0.005}
 	probe := func(nonEmpty, one float64) RangeProbe {
 		var p RangeProbe
 		r := randdist.NewRand(5)
@@ -151,12 +150,5 @@ func TestLoadRangeRows(t *testing.T) {
 		if len(rows) != 2 || rows[0].Verdict != c.want[0] || rows[1].Verdict != c.want[1] {
 			t.Errorf("%s: want %v, got %+v", c.name, c.want, rows)
 		}
-	}
-}
-
-// TestPopularityBins: result carries as many popularity bins as gen draws.
-func TestPopularityBins(t *testing.T) {
-	if gen.PopularityBins != result.PopularityBins {
-		t.Errorf("gen has %d popularity bins, result %d", gen.PopularityBins, result.PopularityBins)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
@@ -22,43 +21,15 @@ import (
 const (
 	MaxSimulated = 1_000_000
 	KeyTolerance = 0.06
-	// simClient is the generator client the expectation draws from: none
-	// of a run's (12 bits of client number in ids).
-	simClient = 1 << 30
 )
 
-// ExpectedKeys counts n requests of plan (clients' own streams are not
-// drawn) into a table for a graph of nodes objects.
-func ExpectedKeys(plan *gen.Plan, nodes int64, n int64) *result.KeyStats {
-	t := NewKeyTable(nodes, 1)
-	b := t.Buffer()
-	g := plan.Client(simClient, 0)
-	var req tao.Request
-	var res tao.Result
-	for range min(n, MaxSimulated) {
-		g.Next(&req)
-		b.Add(&req)
-		// As if the database found what it read and updated and inserted
-		// what it added: the generator aims later writes with
-		// preconditions at keys it remembers, as in a run.
-		res.Reset(len(req.Ops))
-		res.Outcome = tao.OK
-		for i := range req.Ops {
-			k := req.Ops[i].Kind
-			res.Ops[i].Found, res.Ops[i].Version = k != tao.EdgeAdd && k != tao.ObjAdd, 1
-		}
-		g.Observe(&req, &res)
-	}
-	b.Flush()
-	return t.Stats()
-}
-
 // KeyRows sets the hot keys the database was asked for (c.Keys) beside
-// the expectation exp (ExpectedKeys at the same number of requests): the
+// the expectation exp (the plan's draws at the same number of requests,
+// fidelity/expect.KeyTargets, KeyTargetsAt): the
 // share of each class's operations on its top 1% of keys, how many hot
 // write keys are hot read keys too, and how many hot write-transaction
 // keys share their shard with another. Nothing when c has no key table.
-func KeyRows(c *result.Counters, exp *result.KeyStats) []result.FidelityRow {
+func KeyRows(c *result.Counters, exp *result.KeyTargets) []result.FidelityRow {
 	k := c.Keys
 	if k == nil || exp == nil {
 		return nil
@@ -71,11 +42,10 @@ func KeyRows(c *result.Counters, exp *result.KeyStats) []result.FidelityRow {
 	}
 	for cl := range result.NumKeyClasses {
 		hits, n := k.Classes[cl].TopShare()
-		eh, en := exp.Classes[cl].TopShare()
 		if n == 0 {
 			continue
 		}
-		target := ratio(eh, en)
+		target := exp.Top[cl]
 		r := result.FidelityRow{Figure: fmt.Sprintf("%s on the top 1%% of keys", result.KeyClassNames[cl]),
 			Target: target, Observed: ratio(hits, n), N: n, P: -1,
 			Note: fmt.Sprintf("top %d of %d keys; the plan's draws at the same size; %s", k.TopN, k.Universe, notes[cl])}
@@ -96,20 +66,16 @@ func KeyRows(c *result.Counters, exp *result.KeyStats) []result.FidelityRow {
 	// A set of hot keys means something when the class touched more keys
 	// than it: else it is most of what was touched, here and in the plan.
 	enough := func(cl int) bool {
-		return k.Classes[cl].Keys >= 2*int64(k.TopN) && exp.Classes[cl].Keys >= 2*int64(exp.TopN)
+		return k.Classes[cl].Keys >= 2*int64(k.TopN) && exp.Keys[cl] >= 2*int64(exp.TopN)
 	}
 	if w, rd := &k.Classes[result.KeyWrites], &k.Classes[result.KeyReads]; enough(result.KeyWrites) && enough(result.KeyReads) {
-		ew, er := &exp.Classes[result.KeyWrites], &exp.Classes[result.KeyReads]
 		o, n := overlap(w.Hot, rd.Hot)
-		eo, en := overlap(ew.Hot, er.Hot)
-		rows = append(rows, setRow("hot write keys also hot read keys", ratio(eo, en), o, n,
+		rows = append(rows, setRow("hot write keys also hot read keys", exp.HotOverlap, o, n,
 			"TAOBench §3.2, Fig. 3: over 99.0% of hot Like write keys are read less than once a day"))
 	}
 	if wt := &k.Classes[result.KeyWriteTxns]; enough(result.KeyWriteTxns) {
-		ew := &exp.Classes[result.KeyWriteTxns]
 		co, n := colocated(wt.Hot)
-		eo, en := colocated(ew.Hot)
-		rows = append(rows, setRow("hot write_txn keys sharing a shard", ratio(eo, en), co, n,
+		rows = append(rows, setRow("hot write_txn keys sharing a shard", exp.HotColocated, co, n,
 			"TAOBench §3.3, Fig. 9: 93.9%, 10.0%, 17.0% (product groups 1-3)"))
 	}
 	return rows
@@ -167,47 +133,101 @@ func colocated(l []result.KeyCount) (int64, int64) {
 	return n, int64(len(l))
 }
 
+// KeyTargetsOf returns the targets of the plan's own draws counted into
+// k (fidelity/expect.Keys).
+func KeyTargetsOf(k *result.KeyStats) result.KeyTargets {
+	t := result.KeyTargets{Requests: k.Requests, TopN: k.TopN}
+	for cl := range result.NumKeyClasses {
+		t.Top[cl] = ratio(k.Classes[cl].TopShare())
+		t.Keys[cl] = k.Classes[cl].Keys
+	}
+	t.HotOverlap = ratio(overlap(k.Classes[result.KeyWrites].Hot, k.Classes[result.KeyReads].Hot))
+	t.HotColocated = ratio(colocated(k.Classes[result.KeyWriteTxns].Hot))
+	return t
+}
+
+// KeyTargetsAt returns the key targets at n requests from those recorded
+// at increasing counts (result.Targets.Keys): the ones at n, or between
+// the two counts around n, interpolated in log n (the note says which),
+// and past MaxSimulated those at the last count, as drawn. ok is false
+// when no recorded count reaches n.
+func KeyTargetsAt(list []result.KeyTargets, n int64) (t *result.KeyTargets, note string, ok bool) {
+	for i := range list {
+		k := &list[i]
+		switch {
+		case k.Requests == n || (k.Requests >= MaxSimulated && n >= MaxSimulated):
+			return k, "", true
+		case k.Requests < n:
+			continue
+		case i == 0:
+			return nil, "", false
+		}
+		lo := &list[i-1]
+		f := math.Log(float64(n)/float64(lo.Requests)) / math.Log(float64(k.Requests)/float64(lo.Requests))
+		mix := func(a, b float64) float64 { return a + f*(b-a) }
+		in := result.KeyTargets{Requests: n, TopN: min(lo.TopN, k.TopN),
+			HotOverlap: mix(lo.HotOverlap, k.HotOverlap), HotColocated: mix(lo.HotColocated, k.HotColocated)}
+		for cl := range result.NumKeyClasses {
+			in.Top[cl] = mix(lo.Top[cl], k.Top[cl])
+			in.Keys[cl] = min(lo.Keys[cl], k.Keys[cl])
+		}
+		return &in, fmt.Sprintf("interpolated between the plan's draws at %d and %d requests", lo.Requests, k.Requests), true
+	}
+	return nil, "", false
+}
+
 // Rows are all of a run's rows: Compare's, then the hot keys' (KeyRows,
-// against plan's draws on a graph of nodes objects) and the races'. The
-// hot keys' rows check a skew the workload asks for; a workload that asks
-// for none makes no claim they could check, and where most of its writes
-// follow its own earlier reads (preconditioned: write_version on every
-// write) the plan's draws, which find every key they read, cannot say
-// which keys a run's reads, finding some, made hot.
-func Rows(w *workload.Workload, plan *gen.Plan, nodes int64, c *result.Counters) []result.FidelityRow {
-	rows := Compare(w, plan.Targets(), c)
-	rows = append(rows, ObjectRows(w, plan, c)...)
-	if c.Keys != nil && w.AsksSkew() && w.AimedWrites() < 0.5 {
-		rows = append(rows, KeyRows(c, ExpectedKeys(plan, nodes, c.Keys.Requests))...)
+// against the plan's draws at the run's number of requests, t.Keys) and
+// the races'. The hot keys' rows check a skew the workload asks for; a
+// workload that asks for none makes no claim they could check, and where
+// most of its writes follow its own earlier reads (preconditioned:
+// write_version on every write) the plan's draws, which find every key
+// they read, cannot say which keys a run's reads, finding some, made hot.
+func Rows(w *workload.Workload, t *result.Targets, c *result.Counters) []result.FidelityRow {
+	rows := Compare(w, t, c)
+	rows = append(rows, ObjectRows(t, c)...)
+	if c.Keys != nil && CheckKeys(w) {
+		exp, note, ok := KeyTargetsAt(t.Keys, c.Keys.Requests)
+		kr := KeyRows(c, exp)
+		for i := range kr {
+			if note != "" {
+				kr[i].Note += "; " + note
+			}
+		}
+		if !ok && len(t.Keys) > 0 {
+			kr = append(kr, result.FidelityRow{Figure: "hot keys", N: c.Keys.Requests, P: -1, Verdict: result.Skipped,
+				Note: fmt.Sprintf("the plan's draws were recorded up to %d requests, not %d", t.Keys[len(t.Keys)-1].Requests, c.Keys.Requests)})
+		}
+		rows = append(rows, kr...)
 	}
 	return append(rows, RaceRows(w, c)...)
 }
 
+// CheckKeys reports whether the hot keys' rows check w (Rows).
+func CheckKeys(w *workload.Workload) bool {
+	return w.AsksSkew() && w.AimedWrites() < 0.5
+}
+
 // ObjectRows set the objects the database was asked to read and update
 // (c.ObjectReadBins, c.ObjectWriteBins) beside the workload's popularities:
-// a chi-square over gen.PopularityBins bins of equal share by popularity
-// rank, each bin's share over the shards by primary_shards.
-func ObjectRows(w *workload.Workload, plan *gen.Plan, c *result.Counters) []result.FidelityRow {
+// a chi-square over result.PopularityBins bins of equal share by
+// popularity rank, against the bins' weights the run recorded
+// (t.ObjectReadWeights, t.ObjectWriteWeights: fidelity/expect.Targets).
+func ObjectRows(t *result.Targets, c *result.Counters) []result.FidelityRow {
 	var rows []result.FidelityRow
 	for _, x := range []struct {
 		figure, field string
-		p             *gen.Popularity
+		weights       []float64
 		bins          *[result.PopularityBins]int64
 	}{
-		{"obj_read objects by popularity", "object_read_popularity", plan.ObjectPopularity(false), c.ObjectReadBins},
-		{"obj_update objects by popularity", "object_write_popularity", plan.ObjectPopularity(true), c.ObjectWriteBins},
+		{"obj_read objects by popularity", "object_read_popularity", t.ObjectReadWeights, c.ObjectReadBins},
+		{"obj_update objects by popularity", "object_write_popularity", t.ObjectWriteWeights, c.ObjectWriteBins},
 	} {
-		if x.p == nil || x.bins == nil {
+		if x.weights == nil || x.bins == nil {
 			continue
 		}
-		weights := make([]float64, gen.PopularityBins)
-		for b := range weights {
-			for s, ws := range w.PrimaryShards.Weights {
-				weights[b] += ws * x.p.BinShare(s, b)
-			}
-		}
-		rows = append(rows, chi(x.figure, x.bins[:], weights,
-			fmt.Sprintf("%s: objects by popularity rank in %d bins of equal share", x.field, gen.PopularityBins)))
+		rows = append(rows, Chi(x.figure, x.bins[:], x.weights,
+			fmt.Sprintf("%s: objects by popularity rank in %d bins of equal share", x.field, result.PopularityBins)))
 	}
 	return rows
 }

@@ -1,9 +1,11 @@
 package fidelity_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/taobench/taobench/fidelity"
+	"github.com/taobench/taobench/fidelity/expect"
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
@@ -24,6 +26,62 @@ func plan(t *testing.T, w *workload.Workload, seed uint64) (*gen.Plan, *graph.Gr
 	return p, g
 }
 
+// keyTargets are the plan's key targets at n requests, as a run records them.
+func keyTargets(p *gen.Plan, nodes, n int64) *result.KeyTargets {
+	return &expect.KeyTargets(p, nodes, []int64{n})[0]
+}
+
+// TestKeyTargetsRecordedForMerge: the key targets a driver records at its
+// count and the steps above it (one stream drawn once, snapshots on the
+// way) are those of the stream drawn alone to each count; between two
+// counts, KeyTargetsAt interpolates within the estimator's model error of
+// the plan's draws at the merged count; below the first count or past the
+// last it has none.
+func TestKeyTargetsRecordedForMerge(t *testing.T) {
+	t.Parallel()
+	w, err := workload.Builtin("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, g := plan(t, w, 3)
+	const n = 10_000
+	sizes := expect.Sizes(n, 2)
+	if sizes[0] != n || sizes[len(sizes)-1] < 4*n {
+		t.Fatalf("sizes for 2 drivers of %d requests: %v; want %d up to at least %d", n, sizes, n, 4*n)
+	}
+	list := expect.KeyTargets(p, g.Nodes(), sizes)
+	if len(list) != len(sizes) {
+		t.Fatalf("%d key targets for %d sizes", len(list), len(sizes))
+	}
+	for _, i := range []int{0, len(sizes) - 1} {
+		alone := fidelity.KeyTargetsOf(expect.Keys(p, g.Nodes(), sizes[i]))
+		alone.Requests = sizes[i]
+		if list[i] != alone {
+			t.Errorf("at %d requests: recorded %+v, drawn alone %+v", sizes[i], list[i], alone)
+		}
+	}
+	merged := int64(19_000) // two drivers' counts, between two recorded
+	at, note, ok := fidelity.KeyTargetsAt(list, merged)
+	if !ok || note == "" || at.Requests != merged {
+		t.Fatalf("KeyTargetsAt(%d) = %+v, %q, %v; want interpolated", merged, at, note, ok)
+	}
+	direct := fidelity.KeyTargetsOf(expect.Keys(p, g.Nodes(), merged))
+	for cl := range result.NumKeyClasses {
+		t.Logf("%s: interpolated %.4f, drawn at %d %.4f", result.KeyClassNames[cl], at.Top[cl], merged, direct.Top[cl])
+		if d := math.Abs(at.Top[cl] - direct.Top[cl]); d > fidelity.KeyTolerance/2 {
+			t.Errorf("%s: interpolated %.4f, drawn at %d %.4f: off by %.4f", result.KeyClassNames[cl], at.Top[cl], merged, direct.Top[cl], d)
+		}
+	}
+	if x, _, ok := fidelity.KeyTargetsAt(list, list[0].Requests); !ok || *x != list[0] {
+		t.Errorf("at a recorded count: %+v %v, want %+v", x, ok, list[0])
+	}
+	for _, out := range []int64{n - 1, 2 * sizes[len(sizes)-1]} {
+		if _, _, ok := fidelity.KeyTargetsAt(list, out); ok {
+			t.Errorf("KeyTargetsAt(%d) found targets outside %d..%d", out, sizes[0], sizes[len(sizes)-1])
+		}
+	}
+}
+
 // TestKeyRowsSelfConsistent: the plan's draws at one seed, counted as a
 // run counts them, pass the key rows against the plan's draws at another
 // seed (a run's clients draw other streams than the expectation).
@@ -36,8 +94,8 @@ func TestKeyRowsSelfConsistent(t *testing.T) {
 	for _, n := range []int64{20_000, 60_000} {
 		p1, g := plan(t, w, 1)
 		p2, _ := plan(t, w, 2)
-		c := &result.Counters{Keys: fidelity.ExpectedKeys(p1, g.Nodes(), n)}
-		for _, r := range fidelity.KeyRows(c, fidelity.ExpectedKeys(p2, g.Nodes(), n)) {
+		c := &result.Counters{Keys: expect.Keys(p1, g.Nodes(), n)}
+		for _, r := range fidelity.KeyRows(c, keyTargets(p2, g.Nodes(), n)) {
 			t.Logf("%d: %-45s target %.4f observed %.4f tol %.4f n %d %s", n, r.Figure, r.Target, r.Observed, r.Tolerance, r.N, r.Verdict)
 			if r.Failed() {
 				t.Errorf("%d requests: %s: %.4f against %.4f", n, r.Figure, r.Observed, r.Target)
@@ -61,9 +119,9 @@ func TestKeyRowsCatchUniformAccess(t *testing.T) {
 	pw, g := plan(t, w, 1)
 	pu, _ := plan(t, u, 2)
 	const n = 60_000
-	c := &result.Counters{Keys: fidelity.ExpectedKeys(pu, g.Nodes(), n)}
+	c := &result.Counters{Keys: expect.Keys(pu, g.Nodes(), n)}
 	failed := map[string]bool{}
-	for _, r := range fidelity.KeyRows(c, fidelity.ExpectedKeys(pw, g.Nodes(), n)) {
+	for _, r := range fidelity.KeyRows(c, keyTargets(pw, g.Nodes(), n)) {
 		failed[r.Figure] = r.Failed()
 	}
 	for _, f := range []string{"reads on the top 1% of keys", "writes on the top 1% of keys"} {

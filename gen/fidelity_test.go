@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/taobench/taobench/fidelity"
+	"github.com/taobench/taobench/fidelity/expect"
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
@@ -101,7 +102,7 @@ func TestTargetsOnTheGraph(t *testing.T) {
 				gn.Observe(&req, &res)
 			}
 		}
-		rows := fidelity.Compare(w, p.Targets(), &c)
+		rows := fidelity.Compare(w, expect.Targets(w, p, g.Nodes(), 0, 1), &c)
 		for _, r := range rows {
 			t.Logf("%s: %-42s target %.4f observed %.4f n %d %s", w.Name, r.Figure, r.Target, r.Observed, r.N, r.Verdict)
 			if r.Verdict == result.Fail {

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/taobench/taobench/chisquare"
 	"github.com/taobench/taobench/gen"
-	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/graph/graphtest"
 	"github.com/taobench/taobench/tao"
@@ -269,7 +269,7 @@ func TestKeySkew(t *testing.T) {
 	for i := range obs {
 		obs[i], w[i] = hits[int64(i)], 1
 	}
-	if chi2, df, p, _ := gencheck.ChiSquare(obs, w); p < 1e-4 {
+	if chi2, df, p, _ := chisquare.Test(obs, w); p < 1e-4 {
 		t.Errorf("uniform keys: chi2 %.1f df %d p %.3g", chi2, df, p)
 	}
 	hits, n = count(workload.Skew{Kind: workload.Zipf, Theta: 0.99})

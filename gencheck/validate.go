@@ -2,6 +2,7 @@ package gencheck
 
 import (
 	"fmt"
+	"github.com/taobench/taobench/chisquare"
 	"math"
 
 	"github.com/taobench/taobench/gen"
@@ -224,7 +225,7 @@ func row[T comparable](name string, d workload.Dist[T], obs map[T]int64, note st
 		}
 		counts[j] += n
 	}
-	r.ChiSquare, r.DF, r.P, r.Categories = ChiSquare(counts, weights)
+	r.ChiSquare, r.DF, r.P, r.Categories = chisquare.Test(counts, weights)
 	if math.IsInf(r.ChiSquare, 1) && r.Note == "" {
 		r.Note = "drew a value of weight zero"
 	}
@@ -233,7 +234,7 @@ func row[T comparable](name string, d workload.Dist[T], obs map[T]int64, note st
 		r.Note = joinNote(r.Note, "too few observations or categories to test")
 		return r
 	}
-	r.Pass = r.P >= Alpha
+	r.Pass = r.P >= chisquare.Alpha
 	return r
 }
 

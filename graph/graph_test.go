@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taobench/taobench/gencheck"
+	"github.com/taobench/taobench/chisquare"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/graph/graphtest"
 	"github.com/taobench/taobench/tao"
@@ -155,7 +155,7 @@ func TestStoredRowsFollowWorkload(t *testing.T) {
 			{"remote_shards", id2, w.RemoteShards.Weights},
 			{"primary_shards (objects)", placed, w.PrimaryShards.Weights},
 		} {
-			if chi2, df, p, _ := gencheck.ChiSquare(c.obs, c.weights); df < 1 || p < gencheck.Alpha {
+			if chi2, df, p, _ := chisquare.Test(c.obs, c.weights); df < 1 || p < chisquare.Alpha {
 				t.Errorf("%s: stored %s: chi2 %.1f df %d p %.3g (%v)", name, c.name, chi2, df, p, c.obs)
 			}
 		}

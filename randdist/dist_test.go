@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/taobench/taobench/gencheck"
+	"github.com/taobench/taobench/chisquare"
 	"github.com/taobench/taobench/randdist"
 )
 
@@ -12,7 +12,7 @@ import (
 // fixed, so a pass is reproducible, not luck.
 func checkFit(t *testing.T, name string, counts []int64, weights []float64) {
 	t.Helper()
-	chi2, df, p, _ := gencheck.ChiSquare(counts, weights)
+	chi2, df, p, _ := chisquare.Test(counts, weights)
 	if df < 1 || !(p >= 1e-4) {
 		t.Errorf("%s: chi2 %.1f df %d p %.3g: counts %v do not fit weights %v", name, chi2, df, p, counts, weights)
 	}
@@ -102,7 +102,7 @@ func TestAliasMatchesWeights(t *testing.T) {
 	// The same counts must not fit other weights: the check can fail.
 	swapped := append([]float64(nil), weights...)
 	swapped[2], swapped[3] = swapped[3], swapped[2]
-	if _, _, p, _ := gencheck.ChiSquare(counts, swapped); p >= 1e-4 {
+	if _, _, p, _ := chisquare.Test(counts, swapped); p >= 1e-4 {
 		t.Errorf("counts fit swapped weights too (p %.3g)", p)
 	}
 }

@@ -85,8 +85,9 @@ type jsonExperiment struct {
 // jsonFidelity is the run's own evidence that the database saw the
 // workload: each figure beside its target, and the counts behind them.
 type jsonFidelity struct {
-	Rows   []FidelityRow `json:"rows"`
-	Counts *Counters     `json:"counts"`
+	Rows    []FidelityRow `json:"rows"`
+	Counts  *Counters     `json:"counts"`
+	Targets *Targets      `json:"targets,omitempty"`
 }
 
 type jsonLatency struct {
@@ -205,7 +206,7 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 		Contention:  contentionJSON(e.Contention()),
 		ErrorCodes:  errorCodesJSON(e.ErrorCodes),
 		Lost:        lostJSON(s),
-		Fidelity:    jsonFidelity{Rows: e.Fidelity, Counts: e.Counters},
+		Fidelity:    jsonFidelity{Rows: e.Fidelity, Counts: e.Counters, Targets: e.Targets},
 		Resources:   resourcesJSON(e.Resources, e.Procs()),
 		Started:     e.Started.UTC(),
 		Processes:   e.Procs(),

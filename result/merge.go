@@ -168,6 +168,7 @@ func add(m, e *Experiment) *Experiment {
 		c.ErrorCodes.Merge(e.ErrorCodes)
 		c.Fidelity = nil
 		c.Endpoints = mergeEndpoints(nil, e.Endpoints)
+		c.Targets = mergeTargets(nil, e.Targets)
 		c.Consistency = mergeConsistency(nil, e.Consistency)
 		return &c
 	}
@@ -196,6 +197,7 @@ func add(m, e *Experiment) *Experiment {
 	}
 	m.Summary.Merge(e.Summary)
 	m.Counters.Merge(e.Counters)
+	m.Targets = mergeTargets(m.Targets, e.Targets)
 	m.ErrorCodes.Merge(e.ErrorCodes)
 	m.Endpoints = mergeEndpoints(m.Endpoints, e.Endpoints)
 	m.Consistency = mergeConsistency(m.Consistency, e.Consistency)

@@ -90,6 +90,7 @@ func experimentFromJSON(x *jsonExperiment) (*Experiment, error) {
 		Summary:      sum,
 		Fidelity:     x.Fidelity.Rows,
 		Counters:     counts,
+		Targets:      x.Fidelity.Targets,
 		OpenLoop:     open,
 		Overtime:     x.Overtime,
 		Resources:    resourcesFromJSON(&x.Resources),

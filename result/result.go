@@ -32,6 +32,9 @@ type Experiment struct {
 	// targets; Counters are the raw counts behind it.
 	Fidelity []FidelityRow
 	Counters *Counters
+	// Targets are what the rows compare against, for merge to recompute
+	// them (nil in results of taobench before they were recorded).
+	Targets *Targets
 	// OpenLoop describes the target rate; zero in closed loop.
 	OpenLoop OpenLoop
 	// Drivers of one run (docs/distributed.md): At is the experiment's

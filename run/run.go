@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/fidelity"
+	"github.com/taobench/taobench/fidelity/expect"
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/internal/clock"
@@ -94,6 +95,10 @@ type Config struct {
 	// when drivers share a run: client i here is client FirstClient+i of
 	// the run, drawing that client's stream and creating its ids.
 	FirstClient int
+	// Drivers is the number of processes sharing the run (0 or 1: this
+	// one alone): the hot keys' targets are recorded up to the count of
+	// their merged results (expect.Targets).
+	Drivers int
 
 	// Retries is how often a request that ends in a conflict is tried again;
 	// 0 fails fast. Backoff is capped, jittered and exponential.
@@ -317,6 +322,11 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 			eps = append(eps, g.result(sums[i], server))
 		}
 	}
+	var keys int64
+	if fid.Keys != nil {
+		keys = fid.Keys.Requests
+	}
+	targets := expect.Targets(cfg.Workload, plan, cfg.Graph.Nodes(), keys, cfg.Drivers)
 	return &result.Experiment{
 		Consistency:  consistency,
 		Endpoints:    eps,
@@ -335,8 +345,9 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		Started:      start,
 		FirstRequest: max(0, first.Sub(start)),
 		Summary:      sum,
-		Fidelity:     fidelity.Rows(cfg.Workload, plan, cfg.Graph.Nodes(), &fid),
+		Fidelity:     fidelity.Rows(cfg.Workload, targets, &fid),
 		Counters:     &fid,
+		Targets:      targets,
 		ErrorCodes:   codes,
 	}, nil
 }

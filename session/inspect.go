@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/bulkload"
+	"github.com/taobench/taobench/chisquare"
 	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/textreport"
 
 	"github.com/taobench/taobench/fidelity"
+	"github.com/taobench/taobench/fidelity/expect"
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
@@ -45,7 +47,7 @@ func (v *Validation) Write(w io.Writer, name string) error {
 		return err
 	}
 	fmt.Fprintf(w, "workload %s on workload %s's graph, %d requests in %.0f s; a share passes within %d standard errors of its target plus the row's model error (%.3f targeted, %.3f graph expectation), a mean within %.0f%%, a distribution when p >= %g; range reads against the lists they draw counted in the database before and after the run\n",
-		v.Workload, v.GraphOf, v.Result.Summary.Requests(), v.Result.Measured.Seconds(), fidelity.Sigmas, fidelity.ModelTargeted, fidelity.ModelGraph, 100*fidelity.MeanTolerance, gencheck.Alpha)
+		v.Workload, v.GraphOf, v.Result.Summary.Requests(), v.Result.Measured.Seconds(), fidelity.Sigmas, fidelity.ModelTargeted, fidelity.ModelGraph, 100*fidelity.MeanTolerance, chisquare.Alpha)
 	if failed := fidelity.Failed(v.Rows); len(failed) > 0 {
 		hint := ""
 		if v.RunsBefore > 0 {
@@ -81,7 +83,7 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 	if err != nil {
 		return nil, err
 	}
-	v := &Validation{GraphOf: loaded.Name, Rows: fidelity.GraphRows(loaded, g, inv), Workload: w.Name, Database: s.url, RunsBefore: before}
+	v := &Validation{GraphOf: loaded.Name, Rows: expect.GraphRows(loaded, g, inv), Workload: w.Name, Database: s.url, RunsBefore: before}
 	s.sink.Note(fmt.Sprintf("%s: %d clients, warmup %v, %v of workload %s on workload %s's graph (%d edges) in %s; request seed %d",
 		s.opts.Name, x.Threads, x.Warmup, x.Duration, w.Name, loaded.Name, g.Edges(), s.url, cfg.Seed))
 	v.Info = s.RunInfo(Meta{Workloads: []*workload.Workload{w}, GraphOf: loaded.Name, Graph: g, Seed: cfg.Seed, Retries: cfg.Retries})
@@ -105,7 +107,10 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 		}
 		return nil, err
 	}
-	v.Rows = append(v.Rows, fidelity.LoadRangeRows(w, plan.Targets(), probeBefore, before)...)
+	// The plan's figures, as the run records them (no key draws: these
+	// rows need none).
+	targets := expect.Targets(w, plan, g.Nodes(), 0, 1)
+	v.Rows = append(v.Rows, fidelity.LoadRangeRows(w, targets, probeBefore, before)...)
 	if v.Result, err = run.Do(ctx, cfg, x); err != nil {
 		return nil, badInputErr(err)
 	}
@@ -121,7 +126,7 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 	}
 	if probeBefore.Reads > 0 && v.Result.Counters != nil {
 		v.Result.Fidelity = fidelity.Replace(v.Result.Fidelity,
-			fidelity.ProbedRangeRows(w, plan.Targets(), v.Result.Counters, probeBefore, probeAfter))
+			fidelity.ProbedRangeRows(w, targets, v.Result.Counters, probeBefore, probeAfter))
 	}
 	v.Info.Started = v.Result.Started.UTC()
 	v.Rows = append(v.Rows, v.Result.Fidelity...)
@@ -269,7 +274,7 @@ func CheckGenerator(out io.Writer, w *workload.Workload, edges int64, requests i
 		return badInputErr(err)
 	}
 	failed := gencheck.WriteTable(out, gencheck.Run(w, g, requests, seed))
-	fmt.Fprintf(out, "%d requests of workload %s; a distribution passes when p >= %g\n", requests, w.Name, gencheck.Alpha)
+	fmt.Fprintf(out, "%d requests of workload %s; a distribution passes when p >= %g\n", requests, w.Name, chisquare.Alpha)
 	if failed > 0 {
 		return fmt.Errorf("validate: %d distribution(s) differ from the workload's weights", failed)
 	}

@@ -206,7 +206,7 @@ func (s *Session) Run(ctx context.Context, p Plan) ([]*result.Experiment, error)
 			cfg.Workload = step.Workload
 		}
 		s.sink.ExperimentStarted(k, len(mine), step.Label, x)
-		cfg.FirstClient = firsts[k]
+		cfg.FirstClient, cfg.Drivers = firsts[k], sp.driver().N()
 		cfg = s.config(cfg, step.Wrap)
 		if cfg.Run, err = s.ReserveRun(ctx, k); err != nil {
 			return done, err

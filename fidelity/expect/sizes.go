@@ -1,7 +1,8 @@
-package fidelity
+package expect
 
 import (
 	"fmt"
+	"github.com/taobench/taobench/fidelity"
 	"math"
 
 	"github.com/taobench/taobench/result"
@@ -23,7 +24,7 @@ func sizeRows(w *workload.Workload, inv store.Inventory) []result.FidelityRow {
 		fwd += n
 	}
 	empty, meanNE, sdNE := sizeStats(w.PayloadSizes, true)
-	rows := []result.FidelityRow{share("associations with no data", empty, ModelTargeted, inv.EdgeValuesEmpty, fwd,
+	rows := []result.FidelityRow{fidelity.Share("associations with no data", empty, fidelity.ModelTargeted, inv.EdgeValuesEmpty, fwd,
 		"payload_sizes (TAO §7, Fig. 6: 39.5%; LinkBench §3.3.2: 49%)")}
 	rows = append(rows, meanRow("association bytes when not empty (mean)", meanNE, sdNE, inv.EdgeValueBytes, fwd-inv.EdgeValuesEmpty,
 		"payload_sizes (TAO §7, Fig. 6: 97.8 B; LinkBench §3.3.2: 22.2 B, 11.3 B over all)"))
@@ -59,14 +60,14 @@ func sizeStats(d workload.Dist[int], nonEmpty bool) (zero, mean, sd float64) {
 }
 
 // meanRow makes a row of a mean of n values summing to sum against target,
-// passing within Sigmas standard errors (sd/sqrt(n)) plus ModelBytes.
+// passing within fidelity.Sigmas standard errors (sd/sqrt(n)) plus ModelBytes.
 func meanRow(figure string, target, sd float64, sum, n int64, note string) result.FidelityRow {
 	r := result.FidelityRow{Figure: figure, Target: target, N: n, P: -1, Note: note}
 	if n > 0 {
 		r.Observed = float64(sum) / float64(n)
 	}
-	r.Tolerance = Sigmas*sd/math.Sqrt(math.Max(float64(n), 1)) + ModelBytes
-	r.Verdict = verdict(n, math.Abs(r.Observed-target) <= r.Tolerance)
+	r.Tolerance = fidelity.Sigmas*sd/math.Sqrt(math.Max(float64(n), 1)) + ModelBytes
+	r.Verdict = fidelity.Verdict(n, math.Abs(r.Observed-target) <= r.Tolerance)
 	if n > 0 && r.Verdict == result.Fail {
 		r.Note = fmt.Sprintf("%s; off by %.1f B", note, r.Observed-target)
 	}

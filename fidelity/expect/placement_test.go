@@ -1,4 +1,4 @@
-package fidelity
+package expect
 
 import (
 	"math"

@@ -1,10 +1,10 @@
-package fidelity
+package expect
 
 import (
 	"fmt"
 	"math"
 
-	"github.com/taobench/taobench/gencheck"
+	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
@@ -37,11 +37,11 @@ func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory) []resu
 	}
 	size := result.FidelityRow{Figure: "forward edges stored", Target: float64(g.Edges()), Observed: float64(fwd), N: fwd, P: -1,
 		Tolerance: SizeTolerance * float64(g.Edges()), Note: "load --edges; runs since the load add and delete"}
-	size.Verdict = verdict(fwd, math.Abs(size.Observed-size.Target) <= size.Tolerance)
+	size.Verdict = fidelity.Verdict(fwd, math.Abs(size.Observed-size.Target) <= size.Tolerance)
 	rows = append(rows, size)
 	nodes := result.FidelityRow{Figure: "objects loaded", Target: float64(g.Nodes()), Observed: float64(objects), N: objects, P: -1,
 		Note: fmt.Sprintf("%d created by runs besides", inv.NewObjects)}
-	nodes.Verdict = verdict(objects, objects == g.Nodes())
+	nodes.Verdict = fidelity.Verdict(objects, objects == g.Nodes())
 	rows = append(rows, nodes)
 	mean := result.FidelityRow{Figure: "forward edges per object (mean outdegree)", Target: g.ExpectedEdges() / float64(g.Nodes()),
 		N: objects, P: -1, Note: "outdegree as placed, less empty slots"}
@@ -49,7 +49,7 @@ func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory) []resu
 		mean.Observed = float64(fwd) / float64(objects)
 	}
 	mean.Tolerance = SizeTolerance * 2 * mean.Target
-	mean.Verdict = verdict(objects, math.Abs(mean.Observed-mean.Target) <= mean.Tolerance)
+	mean.Verdict = fidelity.Verdict(objects, math.Abs(mean.Observed-mean.Target) <= mean.Tolerance)
 	rows = append(rows, mean)
 
 	cats := make([]int64, tao.NumEdgeCategories)
@@ -57,38 +57,21 @@ func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory) []resu
 	for c := range tao.NumEdgeCategories {
 		cats[c], catW[c] = byCat[c], g.CategoryShare(c)
 	}
-	rows = append(rows, chi("stored edge types vs edge_types", cats, catW, "chi-square over every stored forward edge"))
+	rows = append(rows, fidelity.Chi("stored edge types vs edge_types", cats, catW, "chi-square over every stored forward edge"))
 	shards := make([]int64, g.Shards())
 	for s, n := range inv.EdgesByShard2 {
 		if s >= 0 && s < len(shards) {
 			shards[s] = n
 		}
 	}
-	rows = append(rows, chi("stored id2 shards vs remote_shards", shards, w.RemoteShards.Weights, "chi-square"))
+	rows = append(rows, fidelity.Chi("stored id2 shards vs remote_shards", shards, w.RemoteShards.Weights, "chi-square"))
 	placed := make([]int64, g.Shards())
 	for s, n := range inv.Objects {
 		if s >= 0 && s < len(placed) {
 			placed[s] = n
 		}
 	}
-	rows = append(rows, chi("objects per shard vs primary_shards", placed, w.PrimaryShards.Weights, "data placed as requests go: even per-key access"))
+	rows = append(rows, fidelity.Chi("objects per shard vs primary_shards", placed, w.PrimaryShards.Weights, "data placed as requests go: even per-key access"))
 	rows = append(rows, placementRows(g, inv, objects)...)
 	return append(rows, sizeRows(w, inv)...)
-}
-
-// chi makes a chi-square row: Target is the p-value a pass needs,
-// Observed the p-value.
-func chi(figure string, obs []int64, weights []float64, note string) result.FidelityRow {
-	var n int64
-	for _, x := range obs {
-		n += x
-	}
-	c2, df, p, _ := gencheck.ChiSquare(obs, weights)
-	r := result.FidelityRow{Figure: figure, Target: gencheck.Alpha, Observed: p, N: n, P: p,
-		Note: fmt.Sprintf("%s: chi2 %.1f, df %d", note, c2, df)}
-	r.Verdict = verdict(n, df >= 1 && p >= gencheck.Alpha)
-	if df < 1 {
-		r.Verdict = result.Skipped
-	}
-	return r
 }

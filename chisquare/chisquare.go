@@ -1,4 +1,7 @@
-package gencheck
+// Package chisquare is Pearson's goodness-of-fit test, shared by the
+// generator's checks (gencheck) and the fidelity rows (fidelity), which
+// must not link the generator: merge and report recompute rows with it.
+package chisquare
 
 import (
 	"math"
@@ -17,7 +20,7 @@ const Alpha = 0.001
 // smaller ones are pooled, as the chi-square approximation needs.
 const MinExpected = 5
 
-// ChiSquare is Pearson's goodness-of-fit test of observed counts against
+// Test is Pearson's goodness-of-fit test of observed counts against
 // weights (any scale; observed[i] belongs to weights[i]). Categories whose
 // expected count is below MinExpected are pooled into one bin; if that bin is
 // still below it, it absorbs the smallest remaining category. It returns the
@@ -25,7 +28,7 @@ const MinExpected = 5
 // of bins. A count observed where the weight is zero cannot happen under the
 // weights: chi2 is +Inf and p is 0. With fewer than two bins (df < 1) there is
 // nothing to test and p is NaN.
-func ChiSquare(observed []int64, weights []float64) (chi2 float64, df int, p float64, cats int) {
+func Test(observed []int64, weights []float64) (chi2 float64, df int, p float64, cats int) {
 	var n int64
 	sumW := 0.0
 	for i, o := range observed {

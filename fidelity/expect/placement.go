@@ -1,13 +1,12 @@
-package fidelity
+package expect
 
 import (
 	"fmt"
-	"strings"
+	"github.com/taobench/taobench/fidelity"
 
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
-	"github.com/taobench/taobench/workload"
 )
 
 // placementRows are the rows of where edges sit and what they point at:
@@ -30,7 +29,7 @@ func placementRows(g *graph.Graph, inv store.Inventory, objects int64) []result.
 	if all > 0 && g.ExpectedEdges() > 0 {
 		first, firstExp = float64(byShard[0])/float64(all), expected[0]/g.ExpectedEdges()
 	}
-	rows := []result.FidelityRow{chi("forward edges per id1 shard vs placement", byShard, expected,
+	rows := []result.FidelityRow{fidelity.Chi("forward edges per id1 shard vs placement", byShard, expected,
 		fmt.Sprintf("each shard's outdegree sum (shard 0: %.3f stored, %.3f placed)", first, firstExp))}
 	deleted := max(g.Nodes()-objects, 0)
 	beyond := max(inv.MissingIDs-deleted, 0)
@@ -44,17 +43,4 @@ func placementRows(g *graph.Graph, inv store.Inventory, objects int64) []result.
 		r.Verdict = result.Fail
 	}
 	return append(rows, r)
-}
-
-// limitsNote says at which limits the mean rows of range reads are
-// expected: range_limit, or the range_limits drawn.
-func limitsNote(w *workload.Workload) string {
-	if len(w.RangeLimits.Values) == 0 {
-		return fmt.Sprintf("graph expectation at limit %d", w.RangeLimit)
-	}
-	var b strings.Builder
-	for i, l := range w.RangeLimits.Values {
-		fmt.Fprintf(&b, " %d:%g", l, w.RangeLimits.Weights[i])
-	}
-	return "graph expectation over range_limits" + b.String()
 }
