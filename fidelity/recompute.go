@@ -32,7 +32,7 @@ func Recompute(d *result.Doc) error {
 		return err
 	}
 	for _, x := range d.Experiments {
-		x.Fidelity = Rows(w, plan, g.Nodes(), x.Counters)
+		x.Fidelity = append(Rows(w, plan, g.Nodes(), x.Counters), TierRows(w, x.Consistency)...)
 	}
 	return nil
 }

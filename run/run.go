@@ -335,7 +335,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		Started:      start,
 		FirstRequest: max(0, first.Sub(start)),
 		Summary:      sum,
-		Fidelity:     fidelity.Rows(cfg.Workload, plan, cfg.Graph.Nodes(), &fid),
+		Fidelity:     append(fidelity.Rows(cfg.Workload, plan, cfg.Graph.Nodes(), &fid), fidelity.TierRows(cfg.Workload, consistency)...),
 		Counters:     &fid,
 		ErrorCodes:   codes,
 	}, nil
