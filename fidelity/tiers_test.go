@@ -57,6 +57,17 @@ func TestTierRows(t *testing.T) {
 			t.Errorf("cold tiers: %+v; want fail", r)
 		}
 	}
+	// A workload with no read_tiers sends every read to the database:
+	// one bin, nothing for the chi-square to test, and no NaN in the row.
+	nw := *w
+	nw.ReadTiers = workload.Dist[tao.Tier]{}
+	db := &result.Consistency{}
+	db.Tiers[tao.TierDB].Drawn, db.Tiers[tao.TierDB].Served = 1000, 1000
+	for _, r := range TierRows(&nw, db) {
+		if r.Observed != r.Observed || r.P != r.P || r.Failed() {
+			t.Errorf("every read to the database: %+v", r)
+		}
+	}
 	// Wrong draws: 20/79/1 fails the chi-square row.
 	bad := consistency(100000, [3]float64{0.20, 0.79, 0.01})
 	bad.Tiers[0].Drawn, bad.Tiers[1].Drawn = 20000, 79000
