@@ -710,6 +710,7 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		s.Service = max(end.Sub(c.actual), 1) // nonzero: recorded
 	}
 	s.Outcome = c.res.Outcome
+	s.Tier, s.Tiered = c.res.Served, c.res.Tiered
 	userCancelled := cut || (ctx.Err() != nil && c.res.Outcome == tao.Timeout)
 	if !c.begin.Before(b.measure) && !userCancelled {
 		if c.late {

@@ -374,6 +374,8 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 	tr.hit[tr.served] = tr.answered && tr.replica == nil
 	took := time.Since(begin)
 	if tr.answered {
+		// A replica's reads are its own figure (Consistency.Replica), not db's.
+		res.Served, res.Tiered = tr.served, tr.replica == nil || tr.served != tao.TierDB
 		j := judged{x: x, op: *op, r: res.Ops[0], served: tr.served, replica: tr.replica != nil && tr.served == tao.TierDB,
 			basis: e.basis, begin: begin.UnixNano(), logNS: x.logNS}
 		if j.replica && s.hb != nil {
@@ -423,6 +425,7 @@ func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) 
 	tr.looked[tao.TierDB] = rep == nil
 	tr.answered = res.Outcome == tao.OK || res.Outcome == tao.NotFound
 	tr.hit[tao.TierDB] = tr.answered && rep == nil
+	res.Served, res.Tiered = tao.TierDB, tr.answered && rep == nil
 	// Fresh from the primary: it answered after the read began. A
 	// replica's transaction is not classed (docs/tiers.md).
 	x.record(&tr, begin, time.Since(begin))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,13 @@ func TestCLIRunWithTiers(t *testing.T) {
 		cliKeys(t, name, x, []string{"drawn", "lookups", "hits", "hit_ratio", "errors", "served", "stale", "stale_share",
 			"latency_us", "stale_age_us", "latency_histogram", "stale_age_histogram"})
 		served += cliNum(t, x, "served")
+		// The clients' latency by tier counts the same reads, but for the
+		// few whose start and the tier's lie either side of the window's
+		// edges.
+		byTier := cliObj(t, "latency_by_tier_us", doc.Experiments[0]["latency_by_tier_us"])
+		if n, want := cliNum(t, cliObj(t, name, byTier[name]), "count"), cliNum(t, x, "served"); math.Abs(n-want) > 10+want/100 {
+			t.Errorf("tier %s: the clients measured %v reads it served, the tier counted %v", name, n, want)
+		}
 		if name != "db" && cliNum(t, x, "hits") == 0 {
 			t.Errorf("tier %s served nothing from its cache", name)
 		}
