@@ -33,6 +33,10 @@ func TierRows(w *workload.Workload, c *result.Consistency) []result.FidelityRow 
 		drawn[i], served[i] = c.Tiers[i].Drawn, c.Tiers[i].Served
 		all += served[i]
 	}
+	if c.Replica != nil { // the database tier's reads that replicas served
+		served[tao.TierDB] += c.Replica.Served
+		all += c.Replica.Served
+	}
 	weights := tierWeights(w)
 	rows := []result.FidelityRow{chi("reads drawn per tier vs read_tiers", drawn[:], weights[:],
 		"the generator's draws, before any tier answered")}
@@ -45,9 +49,10 @@ func TierRows(w *workload.Workload, c *result.Consistency) []result.FidelityRow 
 		rows = append(rows, share("reads served by "+name, weights[i]/sum, ModelTiers, served[i], all,
 			fmt.Sprintf("after falling through on misses (drawn %d); read transactions go to db; TAO §3.2: 14.1 / 85.0 / 0.872%% from warm tiers", drawn[i])))
 	}
+	// The primary's reads only: a replica's may be stale.
 	db := &c.Tiers[tao.TierDB]
 	self := result.FidelityRow{Figure: "stale reads (self-check)", Target: 0, N: db.Served, P: -1,
-		Note: "reads the database answered: each began before its answer, so none can be stale; a stale one means the checker is wrong"}
+		Note: "reads the database (not a replica) answered: each began before its answer, so none can be stale; a stale one means the checker is wrong"}
 	if db.Served > 0 {
 		self.Observed = float64(db.Stale) / float64(db.Served)
 	}

@@ -327,6 +327,16 @@ func FromData(d *Data) (*Summary, error) {
 	return s, nil
 }
 
+// TierHistogram returns a copy of the histogram of the reads the named
+// read tier served, or nil when it served none.
+func (s *Summary) TierHistogram(name string) *hdrhistogram.Histogram {
+	t, ok := tao.ParseTier(name)
+	if !ok || s.tiers[t].h == nil {
+		return nil
+	}
+	return s.tiers[t].h.Clone()
+}
+
 // Histogram returns a copy of a series' histogram (a class or kind name;
 // microseconds, 3 significant digits), or nil when the series is empty or
 // unknown: for reporters that draw its distribution.
