@@ -221,9 +221,10 @@ func checkCharts(t *testing.T, view string, width int, states []chartState, want
 	if got := byID["f0-e0-rps"].Points; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("%s: throughput chart points by class %v, want the timeline's seconds %v", view, got, want)
 	}
-	// a.json p50, p99 (one experiment), s.json p50, p99 (two steps).
-	if got := byID["sweep"].Points; fmt.Sprint(got) != "[1 1 2 2]" {
-		t.Errorf("%s: latency-throughput chart points %v, want [1 1 2 2]", view, got)
+	// a.json p50, p99 (one experiment), s.json p50, p99 (two steps),
+	// tiers.json p50, p99 (one experiment).
+	if got := byID["sweep"].Points; fmt.Sprint(got) != "[1 1 2 2 1 1]" {
+		t.Errorf("%s: latency-throughput chart points %v, want [1 1 2 2 1 1]", view, got)
 	}
 }
 
