@@ -7,6 +7,7 @@ import (
 
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/tier"
@@ -59,6 +60,18 @@ func (t TierSpec) Options(clients int) (tier.Options, error) {
 func (t TierSpec) Check() error {
 	_, err := t.Options(1)
 	return err
+}
+
+// PrepareTiered is Prepare, then Tiers for clients clients: cfg's store
+// is the tiers' front. Call close when the run is over.
+func (s *Session) PrepareTiered(ctx context.Context, spec GraphSpec, cfg run.Config, t TierSpec, clients int) (run.Config, *result.Run, func(), error) {
+	cfg, info, err := s.Prepare(ctx, spec, cfg)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	front, close, err := s.Tiers(ctx, t, clients, info)
+	cfg.Store = front
+	return cfg, info, close, err
 }
 
 // Tiers puts the spec's tiers before the session's store for clients

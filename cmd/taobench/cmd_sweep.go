@@ -83,18 +83,14 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 	if err != nil {
 		return nil, err
 	}
-	p.cfg, p.info, err = s.Prepare(ctx, f.gr.of(w), run.Config{Workload: w, Seed: f.rs.seed, Retries: f.rs.retries, Drain: f.rs.drain,
-		Arrival: f.ol.arrival, InjectLatency: f.inject, Status: store.RedactWriter{W: e.stderr, Args: args}, StatusEvery: time.Hour})
-	var front store.Store
-	closeTiers := func() {}
-	if err == nil {
-		front, closeTiers, err = s.Tiers(ctx, f.ts, f.rs.threads, p.info)
-	}
+	var closeTiers func()
+	p.cfg, p.info, closeTiers, err = s.PrepareTiered(ctx, f.gr.of(w), run.Config{Workload: w, Seed: f.rs.seed, Retries: f.rs.retries, Drain: f.rs.drain,
+		Arrival: f.ol.arrival, InjectLatency: f.inject, Status: store.RedactWriter{W: e.stderr, Args: args}, StatusEvery: time.Hour}, f.ts, f.rs.threads)
 	if err != nil {
 		closeSession(e, s)
 		return nil, err
 	}
-	p.cfg.Store, p.close = front, func() { closeTiers(); closeSession(e, s) }
+	p.close = func() { closeTiers(); closeSession(e, s) }
 	p.Prober = s.Prober(p.cfg, f.rs.experiment(0))
 	return p, nil
 }
