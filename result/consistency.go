@@ -157,7 +157,7 @@ type jsonTier struct {
 	LatencyHistogram metrics.SeriesData `json:"latency_histogram"`
 	AgeHistogram     metrics.SeriesData `json:"stale_age_histogram"`
 	// PerSecond: absent in files written before taobench recorded it.
-	PerSecond []jsonStaleSecond `json:"per_second,omitempty"`
+	PerSecond []jsonStaleSecond `json:"per_second"`
 }
 
 type jsonStaleSecond struct {
@@ -203,7 +203,7 @@ func (t *TierStats) json(name string) (jsonTier, error) {
 		Drawn: t.Drawn, Lookups: t.Lookups, Hits: t.Hits, HitRatio: t.HitRatio(), Errors: t.Errors,
 		Served: t.Served, Stale: t.Stale, StaleShare: t.StaleShare(),
 		LatencyUS: jsonLatency(lat.Stats()), StaleAgeUS: jsonLatency(age.Stats()),
-		LatencyHistogram: ld, AgeHistogram: ad,
+		LatencyHistogram: ld, AgeHistogram: ad, PerSecond: []jsonStaleSecond{},
 	}
 	for _, s := range t.Seconds {
 		j.PerSecond = append(j.PerSecond, jsonStaleSecond{s.Served, s.Stale, s.MaxAge.Microseconds()})

@@ -58,7 +58,7 @@ func TestCLIRunWithTiers(t *testing.T) {
 	for _, name := range []string{"client_cache", "tao", "db"} {
 		x := cliObj(t, name, tiers[name])
 		cliKeys(t, name, x, []string{"drawn", "lookups", "hits", "hit_ratio", "errors", "served", "stale", "stale_share",
-			"latency_us", "stale_age_us", "latency_histogram", "stale_age_histogram"})
+			"latency_us", "stale_age_us", "latency_histogram", "stale_age_histogram", "per_second"})
 		served += cliNum(t, x, "served")
 		// The clients' latency by tier counts the same reads, but for the
 		// few whose start and the tier's lie either side of the window's
