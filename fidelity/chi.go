@@ -19,7 +19,8 @@ func Chi(figure string, obs []int64, weights []float64, note string) result.Fide
 		Note: fmt.Sprintf("%s: chi2 %.1f, df %d", note, c2, df)}
 	r.Verdict = verdict(n, df >= 1 && p >= chisquare.Alpha)
 	if df < 1 {
-		r.Verdict = result.Skipped
+		// One bin: nothing to test, and a NaN p-value JSON cannot carry.
+		r.Verdict, r.Observed, r.P = result.Skipped, 1, 1
 	}
 	return r
 }

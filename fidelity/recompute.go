@@ -23,7 +23,7 @@ func Recompute(d *result.Doc) error {
 		}
 	}
 	for _, x := range d.Experiments {
-		x.Fidelity = Rows(w, x.Targets, x.Counters)
+		x.Fidelity = append(Rows(w, x.Targets, x.Counters), TierRows(w, x.Consistency)...)
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ type expView struct {
 	Fidelity   []result.FidelityRow
 	Resources  []Field
 	Endpoints  []epRow
+	Tiers      []tierRow // read tiers (docs/tiers.md); none without
 }
 
 // epRow is one endpoint of a run spread over several.
@@ -154,6 +155,9 @@ func newExpView(id string, i int, e *result.Experiment, res []Field) expView {
 	v.Endpoints = endpointRows(e)
 	v.Timeline = timelineCharts(id, s)
 	v.Dist = append(distCharts(id+"-class", "class", s, classes()), distCharts(id+"-kind", "kind", s, kinds())...)
+	var tierCharts []*Chart
+	v.Tiers, tierCharts = tierView(id, e)
+	v.Dist = append(v.Dist, tierCharts...)
 	return v
 }
 

@@ -80,6 +80,9 @@ type Data struct {
 	// delay series, by class name; a class without samples may be absent.
 	Service  map[string]SeriesData
 	Injected map[string]SeriesData
+	// Tiers are the reads' latency by the read tier that served them, by
+	// tier name; absent in files written before taobench recorded them.
+	Tiers    map[string]SeriesData
 	Outcomes [tao.NumOutcomes]int64
 	Counters CountersData
 	Lost     []LostSecond
@@ -108,7 +111,13 @@ func encode(h *hdrhistogram.Histogram) (string, error) {
 
 // Data returns the summary's whole state.
 func (s *Summary) Data() (*Data, error) {
-	d := &Data{Series: map[string]SeriesData{}, Service: map[string]SeriesData{}, Injected: map[string]SeriesData{}, Outcomes: s.outcomes}
+	d := &Data{Series: map[string]SeriesData{}, Service: map[string]SeriesData{}, Injected: map[string]SeriesData{}, Tiers: map[string]SeriesData{}, Outcomes: s.outcomes}
+	for t := range tao.NumTiers {
+		var err error
+		if d.Tiers[t.String()], err = seriesData(&s.tiers[t], "the latency histogram of reads served by "+t.String()); err != nil {
+			return nil, err
+		}
+	}
 	for _, name := range SeriesNames() {
 		sd, err := seriesData(s.series(name), "the histogram of "+name)
 		if err != nil {
@@ -250,6 +259,16 @@ func FromData(d *Data) (*Summary, error) {
 			}
 		}
 	}
+	for name, sd := range d.Tiers {
+		t, ok := tao.ParseTier(name)
+		if !ok {
+			return nil, fmt.Errorf("latency series by tier %q: no such tier", name)
+		}
+		var err error
+		if s.tiers[t], err = fromSeriesData("latency series of tier "+name, sd); err != nil {
+			return nil, err
+		}
+	}
 	c := d.Counters
 	s.attempts, s.writesObjects, s.objectConflicted = c.Attempts, c.WritesObjects, c.ObjectConflicted
 	s.writesEdges, s.assocConflicted, s.addsUnique = c.WritesEdges, c.AssociationConflicted, c.AddsUnique
@@ -306,6 +325,16 @@ func FromData(d *Data) (*Summary, error) {
 		}
 	}
 	return s, nil
+}
+
+// TierHistogram returns a copy of the histogram of the reads the named
+// read tier served, or nil when it served none.
+func (s *Summary) TierHistogram(name string) *hdrhistogram.Histogram {
+	t, ok := tao.ParseTier(name)
+	if !ok || s.tiers[t].h == nil {
+		return nil
+	}
+	return s.tiers[t].h.Clone()
 }
 
 // Histogram returns a copy of a series' histogram (a class or kind name;

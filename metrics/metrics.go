@@ -63,6 +63,10 @@ type Sample struct {
 	Warmup bool
 	// At is the request's start as an offset from the start of measurement.
 	At time.Duration
+	// Tiered marks a read that read tiers answered; Tier is the tier that
+	// served it (tao.Result.Served).
+	Tier   tao.Tier
+	Tiered bool
 }
 
 // Recorder collects samples. A client records into its own batch and hands
@@ -222,6 +226,7 @@ type Summary struct {
 	kinds    [tao.NumKinds]latency   // single-operation requests only
 	service  [tao.NumClasses]latency // open loop: from the actual start
 	injected [tao.NumClasses]latency // injected delays
+	tiers    [tao.NumTiers]latency   // reads (single and transactions) by the tier that served them
 	outcomes [tao.NumOutcomes]int64
 	attempts int64
 
@@ -261,6 +266,9 @@ func (s *Summary) add(x *Sample, withTS bool) {
 	}
 	if (x.Class == tao.Read || x.Class == tao.Write) && x.Kind < tao.NumKinds {
 		s.kinds[x.Kind].record(x.Latency)
+	}
+	if x.Tiered && x.Tier < tao.NumTiers && (x.Class == tao.Read || x.Class == tao.ReadTxn) {
+		s.tiers[x.Tier].record(x.Latency)
 	}
 	s.outcomes[x.Outcome]++
 	s.attempts += int64(max(x.Attempts, 1))
@@ -313,6 +321,9 @@ func (s *Summary) clone() *Summary {
 		c.service[i] = s.service[i].clone()
 		c.injected[i] = s.injected[i].clone()
 	}
+	for i := range c.tiers {
+		c.tiers[i] = s.tiers[i].clone()
+	}
 	c.lost = append([]lostSecond(nil), s.lost...)
 	c.ts = s.ts.clone()
 	return &c
@@ -332,6 +343,9 @@ func (s *Summary) Merge(o *Summary) {
 	for i := range s.service {
 		s.service[i].merge(&o.service[i])
 		s.injected[i].merge(&o.injected[i])
+	}
+	for i := range s.tiers {
+		s.tiers[i].merge(&o.tiers[i])
 	}
 	for i := range s.outcomes {
 		s.outcomes[i] += o.outcomes[i]
@@ -422,6 +436,16 @@ func (s *Summary) InjectedStats(name string) LatencyStats {
 		}
 	}
 	return u.stats()
+}
+
+// TierStats returns the latency statistics of the reads the named read
+// tier (client_cache, tao, db) served, as the clients measured them; a run
+// without tiers has none.
+func (s *Summary) TierStats(name string) LatencyStats {
+	if t, ok := tao.ParseTier(name); ok {
+		return s.tiers[t].stats()
+	}
+	return LatencyStats{}
 }
 
 func (s *Summary) series(name string) *latency {

@@ -1,6 +1,10 @@
 package metrics
 
-import "time"
+import (
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
 
 // Series is one latency-like series of durations kept outside a Summary: the
 // read latency of one cache tier, or the ages of its stale reads (package
@@ -18,6 +22,14 @@ func (s *Series) Merge(o *Series) {
 	if o != nil {
 		s.l.merge(&o.l)
 	}
+}
+
+// Histogram returns a copy of the series' histogram; nil when empty.
+func (s *Series) Histogram() *hdrhistogram.Histogram {
+	if s == nil || s.l.h == nil {
+		return nil
+	}
+	return s.l.h.Clone()
 }
 
 // Clone returns a copy that shares nothing with s.

@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/tao"
@@ -42,6 +43,29 @@ type TierStats struct {
 	// began the newer version had committed.
 	Latency *metrics.Series
 	Age     *metrics.Series
+	// Seconds are the reads served and stale by the second of the
+	// measured window they began in (the last holds any later ones).
+	Seconds []StaleSecond
+}
+
+// StaleSecond is one second of a tier's reads: served, stale, and the
+// oldest stale read's age.
+type StaleSecond struct {
+	Served, Stale int64
+	MaxAge        time.Duration
+}
+
+// MaxSeconds bounds TierStats.Seconds (a day).
+const MaxSeconds = 86400
+
+// Second is second sec of t.Seconds, added when missing; seconds past
+// MaxSeconds are the last.
+func (t *TierStats) Second(sec int) *StaleSecond {
+	sec = min(max(sec, 0), MaxSeconds-1)
+	for len(t.Seconds) <= sec {
+		t.Seconds = append(t.Seconds, StaleSecond{})
+	}
+	return &t.Seconds[sec]
 }
 
 // HitRatio is Hits / Lookups; 0 with no lookup.
@@ -88,6 +112,13 @@ func (t *TierStats) merge(u *TierStats) {
 	}
 	t.Latency.Merge(u.Latency)
 	t.Age.Merge(u.Age)
+	for len(t.Seconds) < len(u.Seconds) {
+		t.Seconds = append(t.Seconds, StaleSecond{})
+	}
+	for s, x := range u.Seconds {
+		y := &t.Seconds[s]
+		y.Served, y.Stale, y.MaxAge = y.Served+x.Served, y.Stale+x.Stale, max(y.MaxAge, x.MaxAge)
+	}
 }
 
 // mergeConsistency returns a + b, either may be nil (no tiers).
@@ -125,6 +156,14 @@ type jsonTier struct {
 
 	LatencyHistogram metrics.SeriesData `json:"latency_histogram"`
 	AgeHistogram     metrics.SeriesData `json:"stale_age_histogram"`
+	// PerSecond: absent in files written before taobench recorded it.
+	PerSecond []jsonStaleSecond `json:"per_second"`
+}
+
+type jsonStaleSecond struct {
+	Served   int64 `json:"served"`
+	Stale    int64 `json:"stale"`
+	MaxAgeUS int64 `json:"max_age_us"`
 }
 
 func consistencyJSON(c *Consistency) (jsonConsistencyExperiment, error) {
@@ -160,12 +199,16 @@ func (t *TierStats) json(name string) (jsonTier, error) {
 	if err != nil {
 		return jsonTier{}, err
 	}
-	return jsonTier{
+	j := jsonTier{
 		Drawn: t.Drawn, Lookups: t.Lookups, Hits: t.Hits, HitRatio: t.HitRatio(), Errors: t.Errors,
 		Served: t.Served, Stale: t.Stale, StaleShare: t.StaleShare(),
 		LatencyUS: jsonLatency(lat.Stats()), StaleAgeUS: jsonLatency(age.Stats()),
-		LatencyHistogram: ld, AgeHistogram: ad,
-	}, nil
+		LatencyHistogram: ld, AgeHistogram: ad, PerSecond: []jsonStaleSecond{},
+	}
+	for _, s := range t.Seconds {
+		j.PerSecond = append(j.PerSecond, jsonStaleSecond{s.Served, s.Stale, s.MaxAge.Microseconds()})
+	}
+	return j, nil
 }
 
 func orEmpty(s *metrics.Series) *metrics.Series {
@@ -220,6 +263,18 @@ func (t jsonTier) stats(name string) (TierStats, error) {
 		return TierStats{}, fmt.Errorf("consistency %s: %d reads served and %d stale, but the histograms hold %d and %d",
 			name, t.Served, t.Stale, lat.Count(), age.Count())
 	}
+	var secs []StaleSecond
+	var served, stale int64
+	for s, x := range t.PerSecond {
+		if x.Stale > x.Served || x.Stale < 0 || x.MaxAgeUS < 0 || s >= MaxSeconds {
+			return TierStats{}, fmt.Errorf("consistency %s: second %d: %d served, %d stale, oldest %d µs do not hang together", name, s, x.Served, x.Stale, x.MaxAgeUS)
+		}
+		served, stale = served+x.Served, stale+x.Stale
+		secs = append(secs, StaleSecond{x.Served, x.Stale, time.Duration(x.MaxAgeUS) * time.Microsecond})
+	}
+	if secs != nil && (served != t.Served || stale != t.Stale) {
+		return TierStats{}, fmt.Errorf("consistency %s: %d reads served and %d stale, but its seconds add to %d and %d", name, t.Served, t.Stale, served, stale)
+	}
 	return TierStats{Drawn: t.Drawn, Lookups: t.Lookups, Hits: t.Hits, Errors: t.Errors,
-		Served: t.Served, Stale: t.Stale, Latency: lat, Age: age}, nil
+		Served: t.Served, Stale: t.Stale, Latency: lat, Age: age, Seconds: secs}, nil
 }

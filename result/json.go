@@ -47,12 +47,15 @@ type jsonExperiment struct {
 	LatencyUS   map[string]jsonLatency `json:"latency_us"`
 	ServiceUS   map[string]jsonLatency `json:"service_us"`
 	InjectedUS  map[string]jsonLatency `json:"injected_us"`
-	TargetRate  float64                `json:"target_rate"`
-	Arrival     string                 `json:"arrival"`
-	Scheduled   int64                  `json:"scheduled"`
-	NotIssued   int64                  `json:"not_issued"`
-	RateReached bool                   `json:"rate_reached"`
-	Overtime    int64                  `json:"overtime"`
+	// LatencyByTierUS: reads by the read tier that served them (runs with
+	// tiers; all zero without).
+	LatencyByTierUS map[string]jsonLatency `json:"latency_by_tier_us"`
+	TargetRate      float64                `json:"target_rate"`
+	Arrival         string                 `json:"arrival"`
+	Scheduled       int64                  `json:"scheduled"`
+	NotIssued       int64                  `json:"not_issued"`
+	RateReached     bool                   `json:"rate_reached"`
+	Overtime        int64                  `json:"overtime"`
 	// NoServiceS and LongestNoServiceS are Experiment.NoService's, null for
 	// results written before taobench recorded when requests ended.
 	NoServiceS        *int             `json:"no_service_s"`
@@ -74,6 +77,7 @@ type jsonExperiment struct {
 	// The service-time and injected-delay series by class, exact.
 	ServiceHistograms  map[string]metrics.SeriesData `json:"service_histograms"`
 	InjectedHistograms map[string]metrics.SeriesData `json:"injected_histograms"`
+	TierHistograms     map[string]metrics.SeriesData `json:"latency_by_tier_histograms"`
 	Counters           *jsonCounters                 `json:"counters"`
 	Timeline           []metrics.SecondData          `json:"timeline"`
 
@@ -183,37 +187,39 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 		return jsonExperiment{}, err
 	}
 	x := jsonExperiment{
-		Threads:     e.Threads,
-		WarmupS:     e.Warmup.Seconds(),
-		DurationS:   e.Duration.Seconds(),
-		RuntimeS:    e.TotalRuntime.Seconds(),
-		MeasuredS:   e.Measured.Seconds(),
-		Interrupted: e.Interrupted,
-		Ops:         s.Requests(),
-		Throughput:  e.Throughput(),
-		Failed:      s.Failed(),
-		Attempts:    s.Attempts(),
-		LatencyUS:   map[string]jsonLatency{},
-		ServiceUS:   map[string]jsonLatency{},
-		InjectedUS:  map[string]jsonLatency{},
-		TargetRate:  e.OpenLoop.Rate,
-		Arrival:     e.OpenLoop.Arrivals(),
-		Scheduled:   e.OpenLoop.Scheduled,
-		NotIssued:   e.OpenLoop.NotIssued,
-		RateReached: e.OpenLoop.Reached(),
-		Overtime:    e.Overtime,
-		Outcomes:    outcomesJSON(s),
-		Contention:  contentionJSON(e.Contention()),
-		ErrorCodes:  errorCodesJSON(e.ErrorCodes),
-		Lost:        lostJSON(s),
-		Fidelity:    jsonFidelity{Rows: e.Fidelity, Counts: e.Counters, Targets: e.Targets},
-		Resources:   resourcesJSON(e.Resources, e.Procs()),
-		Started:     e.Started.UTC(),
-		Processes:   e.Procs(),
-		Histograms:  data.Series,
+		Threads:         e.Threads,
+		WarmupS:         e.Warmup.Seconds(),
+		DurationS:       e.Duration.Seconds(),
+		RuntimeS:        e.TotalRuntime.Seconds(),
+		MeasuredS:       e.Measured.Seconds(),
+		Interrupted:     e.Interrupted,
+		Ops:             s.Requests(),
+		Throughput:      e.Throughput(),
+		Failed:          s.Failed(),
+		Attempts:        s.Attempts(),
+		LatencyUS:       map[string]jsonLatency{},
+		ServiceUS:       map[string]jsonLatency{},
+		InjectedUS:      map[string]jsonLatency{},
+		LatencyByTierUS: map[string]jsonLatency{},
+		TargetRate:      e.OpenLoop.Rate,
+		Arrival:         e.OpenLoop.Arrivals(),
+		Scheduled:       e.OpenLoop.Scheduled,
+		NotIssued:       e.OpenLoop.NotIssued,
+		RateReached:     e.OpenLoop.Reached(),
+		Overtime:        e.Overtime,
+		Outcomes:        outcomesJSON(s),
+		Contention:      contentionJSON(e.Contention()),
+		ErrorCodes:      errorCodesJSON(e.ErrorCodes),
+		Lost:            lostJSON(s),
+		Fidelity:        jsonFidelity{Rows: e.Fidelity, Counts: e.Counters, Targets: e.Targets},
+		Resources:       resourcesJSON(e.Resources, e.Procs()),
+		Started:         e.Started.UTC(),
+		Processes:       e.Procs(),
+		Histograms:      data.Series,
 
 		ServiceHistograms:  data.Service,
 		InjectedHistograms: data.Injected,
+		TierHistograms:     data.Tiers,
 		Counters:           &jsonCounters{CountersData: data.Counters},
 		Timeline:           data.Timeline,
 
@@ -243,6 +249,9 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 	for c := range tao.NumClasses {
 		x.ServiceUS[c.String()] = jsonLatency(s.ServiceStats(c.String()))
 		x.InjectedUS[c.String()] = jsonLatency(s.InjectedStats(c.String()))
+	}
+	for t := range tao.NumTiers {
+		x.LatencyByTierUS[t.String()] = jsonLatency(s.TierStats(t.String()))
 	}
 	if x.Endpoints, err = endpointsJSON(e); err != nil {
 		return jsonExperiment{}, err

@@ -48,7 +48,7 @@ func experimentFromJSON(x *jsonExperiment) (*Experiment, error) {
 	if x.Histograms == nil || x.Counters == nil {
 		return nil, fmt.Errorf("no histograms or counters: written by a taobench that kept only percentiles, so it cannot be merged exactly; run it again with this version")
 	}
-	sum, err := summaryFromJSON(&metrics.Data{Series: x.Histograms, Service: x.ServiceHistograms, Injected: x.InjectedHistograms,
+	sum, err := summaryFromJSON(&metrics.Data{Series: x.Histograms, Service: x.ServiceHistograms, Injected: x.InjectedHistograms, Tiers: x.TierHistograms,
 		Counters: x.Counters.CountersData, Timeline: x.Timeline}, x.Outcomes, x.Ops, x.Lost)
 	if err != nil {
 		return nil, err

@@ -345,7 +345,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		Started:      start,
 		FirstRequest: max(0, first.Sub(start)),
 		Summary:      sum,
-		Fidelity:     fidelity.Rows(cfg.Workload, targets, &fid),
+		Fidelity:     append(fidelity.Rows(cfg.Workload, targets, &fid), fidelity.TierRows(cfg.Workload, consistency)...),
 		Counters:     &fid,
 		Targets:      targets,
 		ErrorCodes:   codes,
@@ -721,6 +721,7 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		s.Service = max(end.Sub(c.actual), 1) // nonzero: recorded
 	}
 	s.Outcome = c.res.Outcome
+	s.Tier, s.Tiered = c.res.Served, c.res.Tiered
 	userCancelled := cut || (ctx.Err() != nil && c.res.Outcome == tao.Timeout)
 	if !c.begin.Before(b.measure) && !userCancelled {
 		if c.late {

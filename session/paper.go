@@ -34,6 +34,9 @@ type Ladder struct {
 	Edges       int64
 	EdgesGiven  bool
 	LoadThreads int
+	// Tiers are the read tiers every step's reads go through (none: the
+	// zero value).
+	Tiers TierSpec
 }
 
 // RunLadder finds or loads a graph every step's workload suits and runs
@@ -58,6 +61,12 @@ func (s *Session) RunLadder(ctx context.Context, l Ladder, steps []Step) (*resul
 	s.sink.Note(fmt.Sprintf("graph: workload %s's, %d edges; seed %d (give --seed %d to repeat the requests)", loaded.Name, g.Edges(), seed, seed))
 	info := s.RunInfo(Meta{Workloads: ws, GraphOf: loaded.Name, Graph: g, Seed: seed, Retries: l.Config.Retries, InjectLatency: l.Config.InjectLatency})
 	plan.Config.Graph = g
+	front, closeTiers, err := s.Tiers(ctx, l.Tiers, l.Experiment.Threads, info)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closeTiers()
+	plan.Config.Store = front
 	done, err := s.Run(ctx, plan)
 	return info, done, err
 }

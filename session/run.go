@@ -172,6 +172,27 @@ type Step struct {
 	Wrap func(store.Store) store.Store
 }
 
+// tieredStep is a step's wrapped store whose inner store has read tiers.
+type tieredStep struct {
+	store.Store
+	run.Tiered
+}
+
+// keepTiers makes a step's wrap keep the read tiers of the store it wraps
+// visible to the run, which takes their figures; nil stays nil.
+func keepTiers(wrap func(store.Store) store.Store) func(store.Store) store.Store {
+	if wrap == nil {
+		return nil
+	}
+	return func(st store.Store) store.Store {
+		w := wrap(st)
+		if t, ok := st.(run.Tiered); ok {
+			return tieredStep{w, t}
+		}
+		return w
+	}
+}
+
 // Plan is a list of experiments on one graph.
 type Plan struct {
 	// Config is what every experiment shares. Its Store defaults to the
@@ -207,7 +228,7 @@ func (s *Session) Run(ctx context.Context, p Plan) ([]*result.Experiment, error)
 		}
 		s.sink.ExperimentStarted(k, len(mine), step.Label, x)
 		cfg.FirstClient, cfg.Drivers = firsts[k], sp.driver().N()
-		cfg = s.config(cfg, step.Wrap)
+		cfg = s.config(cfg, keepTiers(step.Wrap))
 		if cfg.Run, err = s.ReserveRun(ctx, k); err != nil {
 			return done, err
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/tier"
@@ -17,6 +18,8 @@ import (
 // (docs/tiers.md): --cache, --client-cache-ttl, --client-cache-size,
 // --replica. The zero value puts nothing before the database.
 type TierSpec struct {
+	// Cmd names the command in errors; "" is run.
+	Cmd   string
 	Cache string
 	TTL   time.Duration
 	Size  int
@@ -33,19 +36,42 @@ const DefaultClientCacheSize = 100000
 // Options checks the spec and returns the tiers' options for clients
 // clients; its errors are InputErrors naming run's flags.
 func (t TierSpec) Options(clients int) (tier.Options, error) {
+	cmd := t.Cmd
+	if cmd == "" {
+		cmd = "run"
+	}
 	switch {
 	case t.TTL < 0:
-		return tier.Options{}, badInput("run: --client-cache-ttl %v: give a positive duration such as 2s", t.TTL)
+		return tier.Options{}, badInput("%s: --client-cache-ttl %v: give a positive duration such as 2s", cmd, t.TTL)
 	case t.Size < 0:
-		return tier.Options{}, badInput("run: --client-cache-size %d: give a positive number of entries", t.Size)
+		return tier.Options{}, badInput("%s: --client-cache-size %d: give a positive number of entries", cmd, t.Size)
 	case t.Size > 0 && t.TTL == 0:
-		return tier.Options{}, badInput("run: --client-cache-size %d without --client-cache-ttl: give the client cache a TTL too, such as --client-cache-ttl 2s", t.Size)
+		return tier.Options{}, badInput("%s: --client-cache-size %d without --client-cache-ttl: give the client cache a TTL too, such as --client-cache-ttl 2s", cmd, t.Size)
 	}
 	size := t.Size
 	if t.TTL > 0 && size == 0 {
 		size = DefaultClientCacheSize
 	}
 	return tier.Options{Cache: t.Cache, ClientCacheTTL: t.TTL, ClientCacheSize: size, Clients: clients}, nil
+}
+
+// Check checks the spec as Options does, for a command to refuse bad
+// flags before it opens the database.
+func (t TierSpec) Check() error {
+	_, err := t.Options(1)
+	return err
+}
+
+// PrepareTiered is Prepare, then Tiers for clients clients: cfg's store
+// is the tiers' front. Call close when the run is over.
+func (s *Session) PrepareTiered(ctx context.Context, spec GraphSpec, cfg run.Config, t TierSpec, clients int) (run.Config, *result.Run, func(), error) {
+	cfg, info, err := s.Prepare(ctx, spec, cfg)
+	if err != nil {
+		return cfg, nil, nil, err
+	}
+	front, close, err := s.Tiers(ctx, t, clients, info)
+	cfg.Store = front
+	return cfg, info, close, err
 }
 
 // Tiers puts the spec's tiers before the session's store for clients
@@ -75,7 +101,7 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 		r, err := store.Default.Open(ctx, u, store.Options{Clients: clients, MustExist: true})
 		if err != nil {
 			closeReps()
-			return nil, nil, badInput("run: --replica: %v", err)
+			return nil, nil, badInput("%s: --replica: %v", s.opts.Name, err)
 		}
 		opened = append(opened, r)
 		opts.Replicas = append(opts.Replicas, r)
@@ -90,7 +116,7 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 	ts, err := tier.Open(ctx, primary, opts)
 	if err != nil {
 		closeReps()
-		return nil, nil, badInput("run: %v", err)
+		return nil, nil, badInput("%s: %v", s.opts.Name, err)
 	}
 	for _, n := range ts.Notes() {
 		s.sink.Note("note: " + n)

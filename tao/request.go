@@ -115,6 +115,10 @@ type Result struct {
 	// 1213 or 9007, an SQLite result code name); "" when it gave none,
 	// as when the client's deadline or the connection ended the request.
 	Code string
+	// Served is the read tier that answered a read, when Tiered: set by
+	// read tiers (package tier), not by a database.
+	Served Tier
+	Tiered bool
 }
 
 // Reset readies r for a request of n operations without allocating when the
@@ -122,6 +126,7 @@ type Result struct {
 func (r *Result) Reset(n int) {
 	r.Outcome = OK
 	r.Err, r.Code = nil, ""
+	r.Tiered = false
 	if cap(r.Ops) < n {
 		r.Ops = make([]OpResult, n)
 	}

@@ -10,8 +10,10 @@ import (
 )
 
 // writeConsistency writes one line per read tier (docs/tiers.md): what
-// read_tiers drew, what the tier served and how much of it was stale.
-func writeConsistency(b *strings.Builder, c *result.Consistency) {
+// read_tiers drew, what the tier served and how much of it was stale, the
+// latency inside the tiers and the latency the clients measured (sum's
+// reads by the tier that served them).
+func writeConsistency(b *strings.Builder, c *result.Consistency, sum *metrics.Summary) {
 	if c == nil {
 		return
 	}
@@ -22,16 +24,20 @@ func writeConsistency(b *strings.Builder, c *result.Consistency) {
 	if c.Replica != nil {
 		served += c.Replica.Served
 	}
-	b.WriteString("read tiers (drawn; served, share; hit ratio; stale, share, age p50/p99/max ms; latency p50/p99 ms):\n")
+	b.WriteString("read tiers (drawn; served, share; hit ratio; stale, share, age p50/p99/max ms; latency in the tiers p50/p99 ms; at the clients p50/p99 ms):\n")
 	for i := range c.Tiers {
-		writeTier(b, tao.Tier(i).String(), &c.Tiers[i], served)
+		cl := sum.TierStats(tao.Tier(i).String())
+		writeTier(b, tao.Tier(i).String(), &c.Tiers[i], served, &cl)
 	}
 	if c.Replica != nil {
-		writeTier(b, result.ReplicaTier, c.Replica, served)
+		writeTier(b, result.ReplicaTier, c.Replica, served, nil)
 	}
 }
 
-func writeTier(b *strings.Builder, name string, t *result.TierStats, served int64) {
+// writeTier writes one tier's line; cl is the latency the clients measured
+// of the reads it served (nil: not recorded by tier, as for the
+// replicas).
+func writeTier(b *strings.Builder, name string, t *result.TierStats, served int64, cl *metrics.LatencyStats) {
 	lat, age := orZero(t.Latency), orZero(t.Age)
 	share := 0.0
 	if served > 0 {
@@ -41,8 +47,12 @@ func writeTier(b *strings.Builder, name string, t *result.TierStats, served int6
 	if t.Errors > 0 {
 		fmt.Fprintf(b, " (%d errors)", t.Errors)
 	}
-	fmt.Fprintf(b, "; stale %d, %.3f%%, age %.3f/%.3f/%.3f; latency %.3f/%.3f\n", t.Stale, 100*t.StaleShare(),
+	fmt.Fprintf(b, "; stale %d, %.3f%%, age %.3f/%.3f/%.3f; latency %.3f/%.3f", t.Stale, 100*t.StaleShare(),
 		age.P50/1000, age.P99/1000, age.Max/1000, lat.P50/1000, lat.P99/1000)
+	if cl != nil {
+		fmt.Fprintf(b, "; at the clients %.3f/%.3f", cl.P50/1000, cl.P99/1000)
+	}
+	b.WriteString("\n")
 }
 
 func orZero(s *metrics.Series) metrics.LatencyStats {

@@ -171,7 +171,7 @@ func WriteText(w io.Writer, e *result.Experiment) error {
 		fmt.Fprintf(&b, "lost requests: %d (errors %d, timeouts %d) between %ds and %ds of the measured window\n",
 			lost, errs, timeouts, tl[0].Second, tl[len(tl)-1].Second+1)
 	}
-	writeConsistency(&b, e.Consistency)
+	writeConsistency(&b, e.Consistency, e.Sum())
 	writeResources(&b, e.Resources)
 	writeEndpoints(&b, e)
 	b.WriteString("\n")

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -244,6 +245,7 @@ func (s *Store) EndExperiment() *result.Consistency {
 	for i := range c.Tiers {
 		t := &c.Tiers[i]
 		t.Latency, t.Age = orNew(t.Latency).Clone(), orNew(t.Age).Clone()
+		t.Seconds = slices.Clone(t.Seconds)
 	}
 	if len(s.reps) > 0 {
 		r := result.TierStats{}
@@ -251,6 +253,7 @@ func (s *Store) EndExperiment() *result.Consistency {
 			r = *c.Replica
 		}
 		r.Latency, r.Age = orNew(r.Latency).Clone(), orNew(r.Age).Clone()
+		r.Seconds = slices.Clone(r.Seconds)
 		c.Replica = &r
 	}
 	return &c
@@ -374,6 +377,8 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 	tr.hit[tr.served] = tr.answered && tr.replica == nil
 	took := time.Since(begin)
 	if tr.answered {
+		// A replica's reads are its own figure (Consistency.Replica), not db's.
+		res.Served, res.Tiered = tr.served, tr.replica == nil || tr.served != tao.TierDB
 		j := judged{x: x, op: *op, r: res.Ops[0], served: tr.served, replica: tr.replica != nil && tr.served == tao.TierDB,
 			basis: e.basis, begin: begin.UnixNano(), logNS: x.logNS}
 		if j.replica && s.hb != nil {
@@ -423,6 +428,7 @@ func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) 
 	tr.looked[tao.TierDB] = rep == nil
 	tr.answered = res.Outcome == tao.OK || res.Outcome == tao.NotFound
 	tr.hit[tao.TierDB] = tr.answered && rep == nil
+	res.Served, res.Tiered = tao.TierDB, tr.answered && rep == nil
 	// Fresh from the primary: it answered after the read began. A
 	// replica's transaction is not classed (docs/tiers.md).
 	x.record(&tr, begin, time.Since(begin))
@@ -479,9 +485,13 @@ func (x *experiment) record(tr *trace, begin time.Time, took time.Duration) {
 		t = x.replica()
 	}
 	t.Served++
+	t.Second(x.second(begin.UnixNano())).Served++
 	t.Latency = orNew(t.Latency)
 	t.Latency.Record(took)
 }
+
+// second is the second of the measured window an instant (Unix ns) is in.
+func (x *experiment) second(t int64) int { return int((t - x.measure) / int64(time.Second)) }
 
 // judge classes an answered read: at once against this process's log, or,
 // with a shared log, soon after against every process's.
@@ -503,6 +513,8 @@ func (s *Store) decide(j *judged, stale bool, age int64) {
 			t = j.x.replica()
 		}
 		t.Stale++
+		q := t.Second(j.x.second(j.begin))
+		q.Stale, q.MaxAge = q.Stale+1, max(q.MaxAge, time.Duration(age))
 		t.Age = orNew(t.Age)
 		t.Age.Record(time.Duration(age))
 		j.x.mu.Unlock()

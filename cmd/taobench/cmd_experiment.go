@@ -64,6 +64,7 @@ type expFlags struct {
 	ol      openLoopSpec
 	outs    outSpec
 	timeout time.Duration
+	ts      session.TierSpec
 	name    string
 	args    []string // the command line, for redacting status lines
 	// outF is --out, checked.
@@ -81,6 +82,7 @@ func newExpFlags(name string) *expFlags {
 	f.ol.register(fs, true, "target rate of every step in requests per second across all clients (open loop: the offered load stays fixed however slow the writes get, as TAO's users keep arriving); 0: closed loop")
 	fs.Var(durationFlag{&f.timeout}, "timeout", "deadline of each request, its retries included: past it a request is cut and counts as a timeout (0: none)")
 	f.outs.register(fs, "write the steps' results and the table as JSON to this file (- for stdout)")
+	registerTiers(fs, &f.ts, "experiment "+name)
 	return f
 }
 
@@ -95,7 +97,7 @@ func (f *expFlags) parse(e *env, args []string) error {
 	if f.timeout < 0 {
 		return badInput("%s: --timeout must be 0 (none) or more", n)
 	}
-	if err := errors.Join(f.gr.check(n, f.fs), f.rs.check(n, f.fs, true), f.ol.check(n, f.fs, false)); err != nil {
+	if err := errors.Join(f.gr.check(n, f.fs), f.rs.check(n, f.fs, true), f.ol.check(n, f.fs, false), f.ts.Check()); err != nil {
 		return err
 	}
 	var err error
@@ -122,7 +124,7 @@ func (f *expFlags) paper(ctx context.Context, e *env, do func(*session.Session, 
 		Experiment: f.rs.experiment(f.ol.rate),
 		Config: run.Config{Seed: f.rs.seed, Retries: f.rs.retries, Timeout: f.timeout, Drain: f.rs.drain,
 			Status: store.RedactWriter{W: e.stderr, Args: f.args}, Arrival: f.ol.arrival},
-		Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven, LoadThreads: f.gr.loadThreads,
+		Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven, LoadThreads: f.gr.loadThreads, Tiers: f.ts,
 	})
 	if werr := p.WriteTo(f.outF); werr != nil {
 		return werr

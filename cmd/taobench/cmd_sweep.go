@@ -23,6 +23,7 @@ type loadFlags struct {
 	rs     runSpec
 	ol     openLoopSpec
 	outs   outSpec
+	ts     session.TierSpec
 	inject bool
 }
 
@@ -34,6 +35,7 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 		seedHelp:    "request seed (default: a new one, printed); each probe draws its own stream from it"})
 	f.ol.register(fs, false, "")
 	f.outs.register(fs, "write the results as JSON to this file, every probe an experiment")
+	registerTiers(fs, &f.ts, f.cmd)
 	fs.BoolVar(&f.inject, "inject-latency", false, "inject the workload's *_latency delays before each request (docs/target-load.md)")
 }
 
@@ -54,7 +56,7 @@ type prober struct {
 // (nil: nothing); call close when done.
 func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args []string, started func(run.Experiment), ended func(*result.Experiment)) (*prober, error) {
 	c := f.cmd
-	if err := errors.Join(f.gr.check(c, fs), f.rs.check(c, fs, true), f.ol.check(c, fs, true)); err != nil {
+	if err := errors.Join(f.gr.check(c, fs), f.rs.check(c, fs, true), f.ol.check(c, fs, true), f.ts.Check()); err != nil {
 		return nil, err
 	}
 	e.sizeProcs(f.rs.procs, f.rs.threads)
@@ -81,13 +83,14 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 	if err != nil {
 		return nil, err
 	}
-	p.close = func() { closeSession(e, s) }
-	p.cfg, p.info, err = s.Prepare(ctx, f.gr.of(w), run.Config{Workload: w, Seed: f.rs.seed, Retries: f.rs.retries, Drain: f.rs.drain,
-		Arrival: f.ol.arrival, InjectLatency: f.inject, Status: store.RedactWriter{W: e.stderr, Args: args}, StatusEvery: time.Hour})
+	var closeTiers func()
+	p.cfg, p.info, closeTiers, err = s.PrepareTiered(ctx, f.gr.of(w), run.Config{Workload: w, Seed: f.rs.seed, Retries: f.rs.retries, Drain: f.rs.drain,
+		Arrival: f.ol.arrival, InjectLatency: f.inject, Status: store.RedactWriter{W: e.stderr, Args: args}, StatusEvery: time.Hour}, f.ts, f.rs.threads)
 	if err != nil {
-		p.close()
+		closeSession(e, s)
 		return nil, err
 	}
+	p.close = func() { closeTiers(); closeSession(e, s) }
 	p.Prober = s.Prober(p.cfg, f.rs.experiment(0))
 	return p, nil
 }

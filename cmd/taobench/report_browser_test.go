@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -113,8 +114,13 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	dir := t.TempDir()
 	a, s := reportInputs(t, dir)
+	// A run with a client cache under workload a's writes: stale reads,
+	// whose charts the page must draw too.
+	tiered := filepath.Join(dir, "tiers.json")
+	cliMust(t, "run", "--db", "sqlite:"+filepath.Join(dir, "t.db"), "--workload", "a", "--edges", "1000", "--threads", "4",
+		"--warmup", "0.5", "--duration", "3", "--client-cache-ttl", "1s", "--out", tiered)
 	page := filepath.Join(dir, "report.html")
-	if r := cliRun(t, "report", a, s, "-o", page); r.code != 0 {
+	if r := cliRun(t, "report", a, s, tiered, "-o", page); r.code != 0 {
 		t.Fatalf("report: %v", r)
 	}
 	if b, err := os.ReadFile(page); err != nil {
@@ -159,6 +165,7 @@ func TestReportInBrowser(t *testing.T) {
 		}
 		t.Logf("%s: %d charts; screenshot %s", view.name, len(states), shotPath)
 		checkCharts(t, view.name, int(view.width), states, wantRPS)
+		checkTierCharts(t, view.name, states, tiered)
 		if overflow {
 			t.Errorf("%s: the page is wider than the %d px screen", view.name, view.width)
 		}
@@ -214,8 +221,57 @@ func checkCharts(t *testing.T, view string, width int, states []chartState, want
 	if got := byID["f0-e0-rps"].Points; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("%s: throughput chart points by class %v, want the timeline's seconds %v", view, got, want)
 	}
-	// a.json p50, p99 (one experiment), s.json p50, p99 (two steps).
-	if got := byID["sweep"].Points; fmt.Sprint(got) != "[1 1 2 2]" {
-		t.Errorf("%s: latency-throughput chart points %v, want [1 1 2 2]", view, got)
+	// a.json p50, p99 (one experiment), s.json p50, p99 (two steps),
+	// tiers.json p50, p99 (one experiment).
+	if got := byID["sweep"].Points; fmt.Sprint(got) != "[1 1 2 2 1 1]" {
+		t.Errorf("%s: latency-throughput chart points %v, want [1 1 2 2 1 1]", view, got)
+	}
+}
+
+// checkTierCharts checks the read tiers' charts of the third file (f2):
+// stale share per second with a point per second each tier served reads
+// in, and, as the run had stale reads, their age per second and as a CDF,
+// and the reads' latency by tier.
+func checkTierCharts(t *testing.T, view string, states []chartState, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Experiments []struct {
+			Consistency struct {
+				Tiers map[string]struct {
+					Stale     int64
+					PerSecond []struct{ Served, Stale int64 } `json:"per_second"`
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	cc := doc.Experiments[0].Consistency.Tiers["client_cache"]
+	if cc.Stale == 0 {
+		t.Fatalf("the client-cache run had no stale read: nothing for the stale charts to show")
+	}
+	byID := map[string]chartState{}
+	for _, c := range states {
+		byID[c.ID] = c
+	}
+	for _, id := range []string{"f2-e0-stale", "f2-e0-stale-age", "f2-e0-stale-age-cdf", "f2-e0-tier-lat"} {
+		if _, ok := byID[id]; !ok {
+			t.Errorf("%s: no chart %s", view, id)
+		}
+	}
+	// Series in tier order, those that served reads: client_cache first.
+	want := 0
+	for _, s := range cc.PerSecond {
+		if s.Served > 0 {
+			want++
+		}
+	}
+	if c := byID["f2-e0-stale"]; len(c.Points) == 0 || c.Points[0] != want {
+		t.Errorf("%s: stale share chart: points %v; want %d for client_cache", view, c.Points, want)
 	}
 }

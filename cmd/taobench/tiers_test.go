@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,8 +58,15 @@ func TestCLIRunWithTiers(t *testing.T) {
 	for _, name := range []string{"client_cache", "tao", "db"} {
 		x := cliObj(t, name, tiers[name])
 		cliKeys(t, name, x, []string{"drawn", "lookups", "hits", "hit_ratio", "errors", "served", "stale", "stale_share",
-			"latency_us", "stale_age_us", "latency_histogram", "stale_age_histogram"})
+			"latency_us", "stale_age_us", "latency_histogram", "stale_age_histogram", "per_second"})
 		served += cliNum(t, x, "served")
+		// The clients' latency by tier counts the same reads, but for the
+		// few whose start and the tier's lie either side of the window's
+		// edges.
+		byTier := cliObj(t, "latency_by_tier_us", doc.Experiments[0]["latency_by_tier_us"])
+		if n, want := cliNum(t, cliObj(t, name, byTier[name]), "count"), cliNum(t, x, "served"); math.Abs(n-want) > 10+want/100 {
+			t.Errorf("tier %s: the clients measured %v reads it served, the tier counted %v", name, n, want)
+		}
 		if name != "db" && cliNum(t, x, "hits") == 0 {
 			t.Errorf("tier %s served nothing from its cache", name)
 		}
@@ -84,6 +93,50 @@ func TestCLITierFlagsRefused(t *testing.T) {
 		r := cliRun(t, append([]string{"run", "--db", db, "--edges", "1000", "--duration", "1", "--warmup", "0"}, c.args...)...)
 		if r.code != exitBadInput || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stdout+r.stderr, "hunter2pw") {
 			t.Errorf("want exit 2 saying %q, no password:\n%s", c.want, r)
+		}
+	}
+}
+
+// sweep, rate and experiment take the tiers' flags as run does: their
+// results carry the tiers' figures, and a bad flag is refused with the
+// command's name.
+func TestCLITiersOnEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "t.db")
+	short := []string{"--db", db, "--edges", "1000", "--threads", "2", "--warmup", "0", "--duration", "0.5", "--client-cache-ttl", "1s"}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"sweep", []string{"sweep", "--workload", "o", "--rates", "100"}},
+		{"rate", []string{"rate", "--workload", "o", "--sla", "p99<=10s", "--start", "100", "--max-probes", "1"}},
+		{"experiment compare", []string{"experiment", "compare", "--workload", "o", "--workload", "a"}},
+		// Its steps wrap the store: the tiers' figures must survive that.
+		{"experiment precondition-wait", []string{"experiment", "precondition-wait", "--waits", "0,10ms"}},
+	} {
+		out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_")+".json")
+		r := cliRun(t, append(append(c.args, short...), "--out", out)...)
+		if r.code != 0 && !(c.name == "rate" && r.code == exitFailed) {
+			t.Errorf("%s: %s", c.name, r)
+			continue
+		}
+		var doc struct{ Experiments []map[string]any }
+		if b, err := os.ReadFile(out); err != nil || json.Unmarshal(b, &doc) != nil || len(doc.Experiments) == 0 {
+			t.Fatalf("%s: no experiments in %s: %v", c.name, out, err)
+		}
+		for i, x := range doc.Experiments {
+			tiers := cliObj(t, "consistency.tiers", cliObj(t, "consistency", x["consistency"])["tiers"])
+			// Workload preconditioned has no read_tiers: its reads go to db.
+			if n := cliNum(t, cliObj(t, "db", tiers["db"]), "served"); n == 0 {
+				t.Errorf("%s, experiment %d: no read counted", c.name, i)
+			}
+			if n := cliNum(t, cliObj(t, "client_cache", tiers["client_cache"]), "lookups"); n == 0 && !strings.Contains(c.name, "precondition") {
+				t.Errorf("%s, experiment %d: the client cache was never asked", c.name, i)
+			}
+		}
+		bad := cliRun(t, append(append(c.args, short...), "--client-cache-size", "-1")...)
+		if bad.code != exitBadInput || !strings.Contains(bad.stderr, c.name+": --client-cache-size -1") {
+			t.Errorf("%s with a negative --client-cache-size: want exit 2 naming the command:\n%s", c.name, bad)
 		}
 	}
 }

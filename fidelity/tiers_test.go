@@ -1,0 +1,86 @@
+package fidelity
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/workload"
+)
+
+func tierRow(t *testing.T, rows []result.FidelityRow, prefix string) result.FidelityRow {
+	t.Helper()
+	for _, r := range rows {
+		if strings.HasPrefix(r.Figure, prefix) {
+			return r
+		}
+	}
+	t.Fatalf("no row %q in %+v", prefix, rows)
+	return result.FidelityRow{}
+}
+
+// consistency of n reads drawn 14/85/1 and served as served (shares).
+func consistency(n int64, served [3]float64) *result.Consistency {
+	c := &result.Consistency{}
+	drawn := [3]float64{0.14, 0.85, 0.01}
+	for i := range c.Tiers {
+		c.Tiers[i].Drawn = int64(drawn[i] * float64(n))
+		c.Tiers[i].Served = int64(served[i] * float64(n))
+	}
+	return c
+}
+
+func TestTierRows(t *testing.T) {
+	w, err := workload.Resolve("o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if TierRows(w, nil) != nil {
+		t.Errorf("rows for a run without tiers")
+	}
+	// Warm tiers: served as drawn, every row passes.
+	warm := TierRows(w, consistency(100000, [3]float64{0.14, 0.85, 0.01}))
+	for _, r := range warm {
+		if r.Verdict != result.Pass {
+			t.Errorf("warm tiers: %+v", r)
+		}
+	}
+	// Cold tiers (docs/tiers.md's figure): the draws pass, the served
+	// shares fail.
+	cold := TierRows(w, consistency(100000, [3]float64{0.003, 0.433, 0.564}))
+	if r := tierRow(t, cold, "reads drawn"); r.Verdict != result.Pass {
+		t.Errorf("cold tiers, right draws: %+v", r)
+	}
+	for _, tier := range []string{"client_cache", "tao", "db"} {
+		if r := tierRow(t, cold, "reads served by "+tier); r.Verdict != result.Fail {
+			t.Errorf("cold tiers: %+v; want fail", r)
+		}
+	}
+	// A workload with no read_tiers sends every read to the database:
+	// one bin, nothing for the chi-square to test, and no NaN in the row.
+	nw := *w
+	nw.ReadTiers = workload.Dist[tao.Tier]{}
+	db := &result.Consistency{}
+	db.Tiers[tao.TierDB].Drawn, db.Tiers[tao.TierDB].Served = 1000, 1000
+	for _, r := range TierRows(&nw, db) {
+		if r.Observed != r.Observed || r.P != r.P || r.Failed() {
+			t.Errorf("every read to the database: %+v", r)
+		}
+	}
+	// Wrong draws: 20/79/1 fails the chi-square row.
+	bad := consistency(100000, [3]float64{0.20, 0.79, 0.01})
+	bad.Tiers[0].Drawn, bad.Tiers[1].Drawn = 20000, 79000
+	if r := tierRow(t, TierRows(w, bad), "reads drawn"); r.Verdict != result.Fail {
+		t.Errorf("draws of 20/79/1 against 14/85/1: %+v; want fail", r)
+	}
+	// The self-check: one stale read the database answered fails it.
+	c := consistency(100000, [3]float64{0.14, 0.85, 0.01})
+	if r := tierRow(t, TierRows(w, c), "stale reads (self-check)"); r.Verdict != result.Pass || r.Target != 0 {
+		t.Errorf("no stale read: %+v", r)
+	}
+	c.Tiers[tao.TierDB].Stale = 1
+	if r := tierRow(t, TierRows(w, c), "stale reads (self-check)"); r.Verdict != result.Fail {
+		t.Errorf("one stale database read: %+v; want fail", r)
+	}
+}

@@ -1,0 +1,121 @@
+package htmlreport
+
+import (
+	"fmt"
+	"math"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/tao"
+)
+
+// tierRow is one read tier's line of the page's read tiers table.
+type tierRow struct {
+	Name, Drawn, Served, Share, HitRatio, Stale, StaleShare, Age, Latency, Clients string
+}
+
+// tierView returns the read tiers' table and charts of an experiment with
+// tiers (docs/tiers.md): per tier, the stale share and age; per second,
+// each tier's stale share and its oldest stale read; the stale reads' age
+// and the reads' latency at the clients, as distributions by tier.
+func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
+	c := e.Consistency
+	if c == nil {
+		return nil, nil
+	}
+	s := e.Sum()
+	var all int64
+	for i := range c.Tiers {
+		all += c.Tiers[i].Served
+	}
+	var rows []tierRow
+	for i := range c.Tiers {
+		t, name := &c.Tiers[i], tao.Tier(i).String()
+		age, lat, cl := statsOf(t.Age), statsOf(t.Latency), s.TierStats(name)
+		rows = append(rows, tierRow{Name: name, Drawn: fmt.Sprint(t.Drawn), Served: fmt.Sprint(t.Served),
+			Share: pct(pctOf(t.Served, all)), HitRatio: pct(100 * t.HitRatio()), Stale: fmt.Sprint(t.Stale),
+			StaleShare: pct(100 * t.StaleShare()), Age: ms(age.P50) + " / " + ms(age.P99) + " / " + ms(age.Max),
+			Latency: ms(lat.P50) + " / " + ms(lat.P99), Clients: ms(cl.P50) + " / " + ms(cl.P99)})
+	}
+	var charts []*Chart
+	secs := 0
+	for i := range c.Tiers {
+		secs = max(secs, len(c.Tiers[i].Seconds))
+	}
+	if secs > 0 {
+		x := make([]float64, secs)
+		for i := range x {
+			x[i] = float64(i)
+		}
+		share := &Chart{ID: id + "-stale", Title: "Stale reads per second by tier (% of the reads it served)", XLabel: "second of the measured window",
+			YLabel: "% stale", X: x}
+		age := &Chart{ID: id + "-stale-age", Title: "Oldest stale read per second by tier", XLabel: "second of the measured window",
+			YLabel: "age (ms, log)", YLog: true, Points: true, X: x}
+		for i := range c.Tiers {
+			t := &c.Tiers[i]
+			sh, ag := make([]Num, secs), make([]Num, secs)
+			var served, stale bool
+			for k := range sh {
+				sh[k], ag[k] = Num(math.NaN()), Num(math.NaN())
+				if k >= len(t.Seconds) || t.Seconds[k].Served == 0 {
+					continue
+				}
+				q := t.Seconds[k]
+				sh[k], served = Num(100*float64(q.Stale)/float64(q.Served)), true
+				if q.Stale > 0 {
+					ag[k], stale = Num(max(float64(q.MaxAge.Microseconds())/1000, lowestMS)), true
+				}
+			}
+			if served {
+				share.Series = append(share.Series, Series{Label: tao.Tier(i).String(), Color: color(i), Y: sh})
+			}
+			if stale {
+				age.Series = append(age.Series, Series{Label: tao.Tier(i).String(), Color: color(i), Y: ag})
+			}
+		}
+		for _, ch := range []*Chart{share, age} {
+			if len(ch.Series) > 0 {
+				charts = append(charts, ch)
+			}
+		}
+	}
+	var ages, lats []*hdrhistogram.Histogram
+	for i := range c.Tiers {
+		ages = append(ages, c.Tiers[i].Age.Histogram())
+		lats = append(lats, s.TierHistogram(tao.Tier(i).String()))
+	}
+	if ch := cdfByTier(id+"-stale-age-cdf", "Stale reads' age by tier (CDF)", "age (ms, log)", ages); ch != nil {
+		charts = append(charts, ch)
+	}
+	if ch := cdfByTier(id+"-tier-lat", "Read latency at the clients by the tier that served it (CDF; TAOBench Fig. 4d)", "latency (ms, log)", lats); ch != nil {
+		charts = append(charts, ch)
+	}
+	return rows, charts
+}
+
+// cdfByTier overlays the CDFs of the tiers' histograms (nil: none).
+func cdfByTier(id, title, xlabel string, hs []*hdrhistogram.Histogram) *Chart {
+	var xs, ys [][]float64
+	var labels, colors []string
+	for i, h := range hs {
+		if h == nil {
+			continue
+		}
+		x, y := cdf(h)
+		xs, ys = append(xs, x), append(ys, y)
+		labels, colors = append(labels, tao.Tier(i).String()), append(colors, color(i))
+	}
+	if len(labels) == 0 {
+		return nil
+	}
+	return overlay(&Chart{ID: id, Title: title, XLabel: xlabel, YLabel: "fraction of reads", XLog: true}, xs, ys, labels, colors)
+}
+
+func statsOf(s *metrics.Series) metrics.LatencyStats {
+	if s == nil {
+		return metrics.LatencyStats{}
+	}
+	return s.Stats()
+}
