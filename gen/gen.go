@@ -135,7 +135,8 @@ func (p *Plan) Targets() Targets { return p.targets }
 // use; give each client its own.
 type Generator struct {
 	*Plan
-	rng randdist.Rand
+	rng  randdist.Rand
+	bufs Buffers // nil: big requests allocate their buffers
 
 	run, client int64
 	seq         uint64 // objects created so far
@@ -353,6 +354,15 @@ func (p *Plan) popularity(w *workload.Workload) {
 	t.EdgeAddNew = w.EdgeAddNew
 }
 
+// Buffers lends a generator buffers for requests larger than the one it is
+// given to fill: Ops returns an empty slice of capacity at least n.
+type Buffers interface {
+	Ops(n int) []tao.Op
+}
+
+// UseBuffers has the generator take buffers for big requests from b.
+func (gen *Generator) UseBuffers(b Buffers) { gen.bufs = b }
+
 // Next fills req with the next request, reusing its slices.
 func (gen *Generator) Next(req *tao.Request) {
 	gen.next(req, gen.classes.draw(&gen.rng))
@@ -370,6 +380,9 @@ func (gen *Generator) next(req *tao.Request, c tao.Class) {
 	}
 	req.Class = c
 	gen.cls, gen.raced = c, false
+	if n > cap(req.Ops) && gen.bufs != nil {
+		req.Ops = gen.bufs.Ops(n)
+	}
 	req.Ops = slices.Grow(req.Ops[:0], n) // one allocation, of the right size
 	req.Checks = req.Checks[:0]
 	req.Predicates = req.Predicates[:0]

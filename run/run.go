@@ -419,8 +419,11 @@ type client struct {
 	live      Live               // nil: no live metrics
 	keys      *fidelity.KeyBuffer
 	board     *raceBoard // nil: no racing inserts
-	lastRace  *race      // the race the client last joined
-	joined    bool       // the current request is a copy of another client's
+	bufs      *bigBufs   // lends buffers to requests of more than keepOps operations
+	ownOps    []tao.Op   // the client's own buffers while it holds lent ones
+	ownRes    []tao.OpResult
+	lastRace  *race // the race the client last joined
+	joined    bool  // the current request is a copy of another client's
 	req       tao.Request
 	res       tao.Result
 	s         metrics.Sample
@@ -449,10 +452,11 @@ const (
 type expShared struct {
 	keys  *fidelity.KeyTable
 	board *raceBoard
+	bufs  *bigBufs
 }
 
 func newExpShared(cfg *Config, threads int) *expShared {
-	x := &expShared{keys: fidelity.NewKeyTable(cfg.Graph.Nodes(), threads)}
+	x := &expShared{keys: fidelity.NewKeyTable(cfg.Graph.Nodes(), threads), bufs: &bigBufs{}}
 	if cfg.Workload.RacingInserts > 0 {
 		x.board = newRaceBoard(cfg.Workload.RacingCopies)
 	}
@@ -461,16 +465,19 @@ func newExpShared(cfg *Config, threads int) *expShared {
 
 // newClient returns client i of an experiment, recording into rec.
 func newClient(plan *gen.Plan, i int, cfg *Config, rec *metrics.Recorder, x *expShared) *client {
-	return &client{
+	c := &client{
 		st:       cfg.Store,
 		keys:     x.keys.Buffer(),
 		board:    x.board,
+		bufs:     x.bufs,
 		gen:      plan.Client(i, cfg.Run),
 		rec:      rec,
 		batch:    make([]metrics.Sample, 0, batchSize),
 		flushDue: time.Now().Add(flushEvery),
 		rng:      rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
 	}
+	c.gen.UseBuffers(c)
+	return c
 }
 
 // record keeps s, a measured request that ended at now, in the client's
@@ -671,13 +678,13 @@ func (c *client) do(ctx, execCtx context.Context, cfg *Config) (cut, abandoned b
 				c.sleeper = clock.New()
 			}
 			if cut = !c.sleeper.Until(ctx.Done(), c.actual.Add(s.Injected)); cut {
-				c.res.Reset(len(c.req.Ops))
+				c.resetResult()
 				c.res.Outcome, c.res.Err = tao.Timeout, ctx.Err()
 			}
 		}
 	}
 	for !cut {
-		c.res.Reset(len(c.req.Ops))
+		c.resetResult()
 		c.state.Store(clientInExec)
 		c.st.Exec(reqCtx, &c.req, &c.res)
 		if !c.state.CompareAndSwap(clientInExec, clientIdle) {
@@ -752,9 +759,38 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		// A copy is not what this client's generator drew.
 		c.gen.Observe(&c.req, &c.res)
 	}
-	if cap(c.req.Ops) > keepOps {
-		c.req.Ops, c.res.Ops = nil, nil
+	c.giveBack()
+}
+
+// giveBack returns buffers lent for a big request, and takes the client's
+// own back.
+func (c *client) giveBack() {
+	if cap(c.req.Ops) > keepOps || cap(c.res.Ops) > keepOps {
+		c.bufs.put(c.req.Ops, c.res.Ops)
+		c.req.Ops, c.res.Ops = c.ownOps[:0], c.ownRes[:0]
+		c.ownOps, c.ownRes = nil, nil
 	}
+}
+
+// Ops gives the generator a buffer for a request bigger than the client's
+// (gen.Buffers): up to keepOps the client's own grows; beyond, c.bufs lends
+// one until the request ends.
+func (c *client) Ops(n int) []tao.Op {
+	if n <= keepOps || c.bufs == nil {
+		return make([]tao.Op, 0, n)
+	}
+	c.ownOps = c.req.Ops
+	return c.bufs.Ops(n)
+}
+
+// resetResult readies c.res for c.req, a big request's results in a
+// buffer lent by c.bufs.
+func (c *client) resetResult() {
+	if n := len(c.req.Ops); n > cap(c.res.Ops) && n > keepOps && c.bufs != nil {
+		c.ownRes = c.res.Ops
+		c.res.Ops = c.bufs.results(n)
+	}
+	c.res.Reset(len(c.req.Ops))
 }
 
 // errorBackoff waits after a request that ended in Error at end, longer
