@@ -18,8 +18,8 @@ import (
 // allocate.
 type bigBufs struct {
 	mu  sync.Mutex
-	ops [bigClasses][][]tao.Op
-	res [bigClasses][][]tao.OpResult
+	ops freeList[tao.Op]
+	res freeList[tao.OpResult]
 }
 
 const (
@@ -32,48 +32,46 @@ func bigClass(n int) int { return bits.Len(uint(n - 1)) }
 
 // Ops returns an empty buffer for n operations (gen.Buffers).
 func (b *bigBufs) Ops(n int) []tao.Op {
-	k := bigClass(n)
-	if k < bigClasses {
-		b.mu.Lock()
-		if s := b.ops[k]; len(s) > 0 {
-			buf := s[len(s)-1]
-			b.ops[k] = s[:len(s)-1]
-			b.mu.Unlock()
-			return buf[:0]
-		}
-		b.mu.Unlock()
-		return make([]tao.Op, 0, 1<<k)
-	}
-	return make([]tao.Op, 0, n)
-}
-
-// results returns a buffer of capacity at least n for a request's results.
-func (b *bigBufs) results(n int) []tao.OpResult {
-	k := bigClass(n)
-	if k < bigClasses {
-		b.mu.Lock()
-		if s := b.res[k]; len(s) > 0 {
-			buf := s[len(s)-1]
-			b.res[k] = s[:len(s)-1]
-			b.mu.Unlock()
-			return buf[:0]
-		}
-		b.mu.Unlock()
-		return make([]tao.OpResult, 0, 1<<k)
-	}
-	return make([]tao.OpResult, 0, n)
-}
-
-// put takes back a request's buffers: those of a class's exact capacity,
-// while the class holds fewer than bigPerClass.
-func (b *bigBufs) put(ops []tao.Op, res []tao.OpResult) {
-	ko, kr := bigClass(cap(ops)), bigClass(cap(res))
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if cap(ops) > keepOps && ko < bigClasses && cap(ops) == 1<<ko && len(b.ops[ko]) < bigPerClass {
-		b.ops[ko] = append(b.ops[ko], ops[:0])
+	return b.ops.get(n)
+}
+
+// results returns an empty buffer for a request's n results.
+func (b *bigBufs) results(n int) []tao.OpResult {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.res.get(n)
+}
+
+// put takes back a request's buffers.
+func (b *bigBufs) put(ops []tao.Op, res []tao.OpResult) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.ops.put(ops)
+	b.res.put(res)
+}
+
+// freeList keeps up to bigPerClass buffers of each class's capacity.
+type freeList[T any] [bigClasses][][]T
+
+func (f *freeList[T]) get(n int) []T {
+	k := bigClass(n)
+	if k >= bigClasses {
+		return make([]T, 0, n)
 	}
-	if cap(res) > keepOps && kr < bigClasses && cap(res) == 1<<kr && len(b.res[kr]) < bigPerClass {
-		b.res[kr] = append(b.res[kr], res[:0])
+	if s := f[k]; len(s) > 0 {
+		f[k] = s[:len(s)-1]
+		return s[len(s)-1][:0]
+	}
+	return make([]T, 0, 1<<k)
+}
+
+// put keeps buf when it has a class's exact capacity (one get made) above
+// keepOps and the class has room.
+func (f *freeList[T]) put(buf []T) {
+	k := bigClass(cap(buf))
+	if cap(buf) > keepOps && k < bigClasses && cap(buf) == 1<<k && len(f[k]) < bigPerClass {
+		f[k] = append(f[k], buf[:0])
 	}
 }
