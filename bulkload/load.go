@@ -160,6 +160,9 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 			defer repWG.Done()
 			t := time.NewTicker(opt.Every)
 			defer t.Stop()
+			// At once: the graph is recorded as loading and rows go out,
+			// which a slow server's first tick would leave unsaid.
+			opt.Report(Progress{TotalNodes: total})
 			for {
 				select {
 				case <-finished:

@@ -38,8 +38,9 @@ func TestCLIRunsPrintTheirSeeds(t *testing.T) {
 
 // TestCLIInterruptedLoad: a load cut short is recorded as loading; run and
 // validate refuse it and say how to resume; check reports it; the same
-// load again resumes it, and then everything holds. 200,000 edges on one
-// loader take seconds, the first progress line comes after one.
+// load again resumes it, and then everything holds. The load reports at
+// once when the graph is recorded as loading; 200,000 edges on one loader
+// take over a second, and the test interrupts at that first report.
 func TestCLIInterruptedLoad(t *testing.T) {
 	cliHome(t)
 	dir := t.TempDir()
