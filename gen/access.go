@@ -34,6 +34,26 @@ const PopularityBins = 10
 // the accesses ramp from v0 to v1.
 type segment struct{ q0, q1, v0, v1 float64 }
 
+// segments is pop's quantile function, piecewise: each piece's value ramps
+// evenly over its share of the quantiles, as the outdegree does.
+func segments(pop workload.Dist[int]) []segment {
+	var segs []segment
+	sum, acc := 0.0, 0.0
+	for _, x := range pop.Weights {
+		sum += x
+	}
+	for i, v := range pop.Values {
+		lo := float64(v)
+		if i > 0 {
+			lo = float64(pop.Values[i-1] + 1)
+		}
+		q0 := acc / sum
+		acc += pop.Weights[i]
+		segs = append(segs, segment{q0, acc / sum, lo, float64(v)})
+	}
+	return segs
+}
+
 // mass is the integral of the segment's accesses over [a, b].
 func (s segment) mass(a, b float64) float64 {
 	lo, hi := max(a, s.q0), min(b, s.q1)
@@ -47,20 +67,7 @@ func (s segment) mass(a, b float64) float64 {
 // NewPopularity returns the draw of pop over g's shards; key names the
 // permutations (the order of objects by popularity in each shard).
 func NewPopularity(pop workload.Dist[int], g *graph.Graph, key uint64) (*Popularity, error) {
-	p := &Popularity{}
-	sum, acc := 0.0, 0.0
-	for _, x := range pop.Weights {
-		sum += x
-	}
-	for i, v := range pop.Values {
-		lo := float64(v)
-		if i > 0 {
-			lo = float64(pop.Values[i-1] + 1)
-		}
-		q0 := acc / sum
-		acc += pop.Weights[i]
-		p.segs = append(p.segs, segment{q0, acc / sum, lo, float64(v)})
-	}
+	p := &Popularity{segs: segments(pop)}
 	w := make([]float64, len(p.segs))
 	total := 0.0
 	for i, s := range p.segs {

@@ -33,33 +33,12 @@ type pieceTable struct {
 // (the piece's node share) and of correlated draws (the integral of the
 // read-count quantile function over the piece's ranks).
 func pieceWeights(g *graph.Graph, pop workload.Dist[int]) (uni, cor [][]float64) {
-	// Quantile function of reads per list: piecewise, value ramping
-	// evenly over each piece, as the outdegree does.
-	type seg struct{ q0, q1, v0, v1 float64 }
-	var segs []seg
-	sum, acc := 0.0, 0.0
-	for _, x := range pop.Weights {
-		sum += x
-	}
-	for i, v := range pop.Values {
-		lo := float64(v)
-		if i > 0 {
-			lo = float64(pop.Values[i-1] + 1)
-		}
-		q0 := acc / sum
-		acc += pop.Weights[i]
-		segs = append(segs, seg{q0, acc / sum, lo, float64(v)})
-	}
-	// integral of the quantile function over [a, b].
+	// Quantile function of reads per list, and its integral over [a, b].
+	segs := segments(pop)
 	integral := func(a, b float64) float64 {
 		t := 0.0
 		for _, s := range segs {
-			lo, hi := max(a, s.q0), min(b, s.q1)
-			if hi <= lo || s.q1 <= s.q0 {
-				continue
-			}
-			at := func(q float64) float64 { return s.v0 + (s.v1-s.v0)*(q-s.q0)/(s.q1-s.q0) }
-			t += (hi - lo) * (at(lo) + at(hi)) / 2
+			t += s.mass(a, b)
 		}
 		return t
 	}
