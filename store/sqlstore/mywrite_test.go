@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/taobench/taobench/internal/testenv"
 	"github.com/taobench/taobench/tao"
@@ -176,5 +177,70 @@ func TestMariaDBWriteConflictKind(t *testing.T) {
 	var open int64
 	if err := m.write.QueryRowContext(ctx, "SELECT @@in_transaction").Scan(&open); err != nil || open != 0 {
 		t.Errorf("a connection was left in a transaction (%d, %v)", open, err)
+	}
+}
+
+// BenchmarkMariaDBWrite runs, on one connection, the writes of workload a
+// that need a transaction: an object update with a version check, an update
+// of a bidirectional association (the inverse too), the same with an
+// existence check; statement by statement and as one compound statement.
+// It reports per write the round trips (the client's writes to the
+// socket), the client's CPU and the server's (the connection's server
+// thread, /proc; the server must run on this machine).
+//
+//	go test -run XXX -bench MariaDBWrite -benchtime 5000x ./store/sqlstore/
+func BenchmarkMariaDBWrite(b *testing.B) {
+	raw := testenv.FreshMySQL(b, testenv.MySQLURL(b))
+	pid := serverPID()
+	for _, mode := range []string{"stepwise", "compound"} {
+		b.Run(mode, func(b *testing.B) {
+			db := openCounted(b, raw, mode)
+			m := db.b.(*myBackend)
+			if !m.mariadb {
+				b.Skip("the server is not MariaDB")
+			}
+			ctx := context.Background()
+			if err := db.Setup(ctx, false); err != nil {
+				b.Fatal(err)
+			}
+			const n = 1000
+			payload := []byte("some payload of a few dozen bytes, as in workload a")
+			for id := int64(1); id <= n; id++ {
+				execReq(b, db, &tao.Request{Class: tao.Write, Ops: []tao.Op{{Kind: tao.ObjAdd, ID1: id, Payload: payload}}})
+				execReq(b, db, &tao.Request{Class: tao.Write, Ops: []tao.Op{{Kind: tao.EdgeAdd, ID1: id, Type: tao.TypeBidirectional, ID2: id + 1, Payload: payload}}})
+			}
+			var tid int
+			if err := m.write.QueryRowContext(ctx, "SELECT TID FROM information_schema.PROCESSLIST WHERE ID = CONNECTION_ID()").Scan(&tid); err != nil {
+				b.Skipf("no server thread id: %v", err)
+			}
+			// /proc/TID is the thread's, as /proc/PID is a process's.
+			thread := func() time.Duration { return procCPU(tid) }
+			rng := rand.New(rand.NewPCG(1, 2))
+			trips0, srv0, cli0 := clientWrites.Load(), thread(), selfCPU()
+			b.ResetTimer()
+			for i := range b.N {
+				id := 1 + rng.Int64N(n)
+				var req tao.Request
+				switch i % 3 {
+				case 0:
+					req = tao.Request{Class: tao.Write, Ops: []tao.Op{{Kind: tao.ObjUpdate, ID1: id, Time: int64(i), Payload: payload}},
+						Checks: []tao.Check{{Kind: tao.CheckVersion, Key: tao.Key{ID1: id}, Version: 1 + rng.Int64N(3)}}}
+				case 1:
+					req = tao.Request{Class: tao.Write, Ops: []tao.Op{{Kind: tao.EdgeUpdate, ID1: id, Type: tao.TypeBidirectional, ID2: id + 1, Time: int64(i), Payload: payload}}}
+				default:
+					req = tao.Request{Class: tao.Write, Ops: []tao.Op{{Kind: tao.EdgeUpdate, ID1: id, Type: tao.TypeBidirectional, ID2: id + 1, Time: int64(i), Payload: payload}},
+						Checks: []tao.Check{{Kind: tao.CheckExists, Key: tao.Key{Edge: true, ID1: id, Type: tao.TypeBidirectional, ID2: id + 1}}}}
+				}
+				if res := execReq(b, db, &req); res.Outcome != tao.OK && res.Outcome != tao.PreconditionFailed {
+					b.Fatalf("%+v: %v (%v)", req, res.Outcome, res.Err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(clientWrites.Load()-trips0)/float64(b.N), "trips/op")
+			b.ReportMetric(float64((selfCPU()-cli0).Microseconds())/float64(b.N), "client-us/op")
+			if pid > 0 {
+				b.ReportMetric(float64((thread()-srv0).Microseconds())/float64(b.N), "server-us/op")
+			}
+		})
 	}
 }
