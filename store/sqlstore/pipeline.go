@@ -2,7 +2,9 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -39,7 +41,7 @@ import (
 // readTxn runs a read-only transaction in one round trip: as one
 // statement when it can, else as one batch.
 func (b *pgBackend) readTxn(ctx context.Context, db *DB, req *tao.Request, res *tao.Result) bool {
-	if arrayReadTxn(ctx, b.pool, db, req, res) {
+	if !b.noArrays.Load() && arrayReadTxn(ctx, b.pool, db, req, res, &b.noArrays) {
 		return true
 	}
 	return b.batchReadTxn(ctx, db, req, res)
@@ -243,8 +245,10 @@ func grow[T any](s []T, n int) []T {
 
 // arrayReadTxn runs a read-only transaction of point reads as pgReadTxn;
 // it reports false, having sent nothing, when the request holds another
-// kind of read.
-func arrayReadTxn(ctx context.Context, pool *pgxpool.Pool, db *DB, req *tao.Request, res *tao.Result) bool {
+// kind of read, and, having set unsupported, when the server does not
+// understand the statement (a PostgreSQL kin without multi-argument unnest
+// or LATERAL): the reads then go as a batch, now and from then on.
+func arrayReadTxn(ctx context.Context, pool *pgxpool.Pool, db *DB, req *tao.Request, res *tao.Result, unsupported *atomic.Bool) bool {
 	q := readsPool.Get().(*pgReads)
 	defer readsPool.Put(q)
 	q.reset()
@@ -257,6 +261,10 @@ func arrayReadTxn(ctx context.Context, pool *pgxpool.Pool, db *DB, req *tao.Requ
 		return false
 	}
 	rows, err := pool.Query(ctx, pgReadTxn, q.objID, q.objI, q.id1, q.typ, q.id2, q.edgeI)
+	if notUnderstood(err) {
+		unsupported.Store(true)
+		return false
+	}
 	if err == nil {
 		var u *myUnion
 		u, err = q.read(rows)
@@ -275,4 +283,19 @@ func arrayReadTxn(ctx context.Context, pool *pgxpool.Pool, db *DB, req *tao.Requ
 		db.finish(ctx, res, tao.OK, err, req.Ops[0].Kind.IsEdge())
 	}
 	return true
+}
+
+// notUnderstood reports whether err says the server cannot run a statement
+// as written: a syntax error, an unknown function, an unsupported feature.
+// The statement read nothing, so the reads can go another way.
+func notUnderstood(err error) bool {
+	var e *pgconn.PgError
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Code {
+	case "42601", "42883", "0A000": // syntax_error, undefined_function, feature_not_supported
+		return true
+	}
+	return false
 }

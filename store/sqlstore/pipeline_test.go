@@ -73,7 +73,7 @@ func TestPostgresReadTxnOneStatement(t *testing.T) {
 		for _, op := range req.Ops {
 			allPoints = allPoints && (op.Kind == tao.ObjRead || op.Kind == tao.EdgePointRead)
 		}
-		if sent := arrayReadTxn(ctx, b.pool, db, req, &got); sent != allPoints {
+		if sent := arrayReadTxn(ctx, b.pool, db, req, &got, &b.noArrays); sent != allPoints {
 			t.Fatalf("transaction %d %+v: sent as one statement %v, want %v", i, req.Ops, sent, allPoints)
 		}
 		if !allPoints {
@@ -93,6 +93,22 @@ func TestPostgresReadTxnOneStatement(t *testing.T) {
 	if arrays < 150 {
 		t.Errorf("%d of 300 transactions went as one statement, want at least 150", arrays)
 	}
+
+	// A server that does not know multi-argument unnest (here: it is
+	// renamed away, in this database's own catalog) gets the reads as a
+	// batch, this time and from then on.
+	if _, err := b.pool.Exec(ctx, "ALTER FUNCTION pg_catalog.unnest(anyarray) RENAME TO unnest_gone"); err != nil {
+		t.Fatal(err)
+	}
+	b.pool.Reset() // new connections, which prepare the statement anew
+	points2 := &tao.Request{Class: tao.ReadTxn, Ops: []tao.Op{{Kind: tao.EdgePointRead, ID1: 1, Type: tao.TypeOther, ID2: 101}, {Kind: tao.ObjRead, ID1: 2}}}
+	if res := execReq(t, db, points2); res.Outcome != tao.OK || !res.Ops[0].Found || res.Ops[1].Version != 3 || !b.noArrays.Load() {
+		t.Errorf("without unnest: outcome %v (%v), ops %+v, batch from now on %v", res.Outcome, res.Err, res.Ops, b.noArrays.Load())
+	}
+	if _, err := b.pool.Exec(ctx, "ALTER FUNCTION pg_catalog.unnest_gone(anyarray) RENAME TO unnest"); err != nil {
+		t.Fatal(err)
+	}
+	b.noArrays.Store(false)
 
 	// A statement that fails ends the request in its error and leaves the
 	// connection usable.
@@ -158,7 +174,7 @@ func BenchmarkPostgresReadTxn(b *testing.B) {
 				if mode == "batch" {
 					pb.batchReadTxn(ctx, db, req, res)
 				} else {
-					arrayReadTxn(ctx, pb.pool, db, req, res)
+					arrayReadTxn(ctx, pb.pool, db, req, res, &pb.noArrays)
 				}
 			}
 			// Open the pool's connections, then find their backends.
