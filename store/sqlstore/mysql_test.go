@@ -255,7 +255,7 @@ func (c countingConn) Write(p []byte) (int, error) {
 
 // openCounted opens a MySQL store on raw whose connections count their
 // writes, with one connection.
-func openCounted(t *testing.T, raw string, mode string) *DB {
+func openCounted(t testing.TB, raw string, mode string) *DB {
 	t.Helper()
 	countingOnce.Do(func() {
 		mysql.RegisterDialContext("taobench-count", func(ctx context.Context, addr string) (net.Conn, error) {
@@ -290,7 +290,7 @@ func openCounted(t *testing.T, raw string, mode string) *DB {
 	return db
 }
 
-func execReq(t *testing.T, db *DB, req *tao.Request) tao.Result {
+func execReq(t testing.TB, db *DB, req *tao.Request) tao.Result {
 	t.Helper()
 	var res tao.Result
 	res.Reset(len(req.Ops))

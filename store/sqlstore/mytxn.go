@@ -3,10 +3,14 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/taobench/taobench/tao"
 )
@@ -48,7 +52,10 @@ import (
 type myBackend struct {
 	*sqlBackend
 	tidb bool
-	// stepwise turns the one-round-trip read transactions off (tests and
+	// mariadb: writes that need a transaction go as one compound
+	// statement (writeTxn).
+	mariadb bool
+	// stepwise turns the one-round-trip read transactions and writes off (tests and
 	// benchmarks compare both paths).
 	stepwise bool
 	// branch are unionBranch split at the read index (#) and the
@@ -244,4 +251,248 @@ func (m *myBackend) readOnlyReason(ctx context.Context) (string, string) {
 		}
 	}
 	return mysqlReadOnlyReason(vars)
+}
+
+// Writes in one round trip (MariaDB).
+//
+// Statement by statement, a write that needs a transaction (a check, an
+// association with an inverse, a write transaction) costs START
+// TRANSACTION, each check, each statement and COMMIT: four round trips for
+// a checked update, four for an update of a bidirectional association.
+// go-sql-driver/mysql cannot pipeline, and the decisions between the
+// statements (a check that fails, an update that found no row and so
+// writes no inverse, an upsert that met another edge of a unique type) are
+// the server's to make in MariaDB's anonymous compound statement (BEGIN NOT
+// ATOMIC ... END), sent as one query: the same statements as the prepared
+// ones (dialect.go), their integer arguments spelled by strconv and
+// payloads as hex literals, in one transaction that commits or, on the
+// first failure, rolls back before the error reaches the client. A failed
+// check or a unique collision is a SIGNAL with its own error number; the
+// exit handler prefixes every error's message with the kind of row (o:, e:)
+// the failing statement touched, which the outcome's class needs. The
+// statements' results come back as one row: for each operation whether it
+// found its row. MySQL and TiDB have no anonymous compound statements;
+// their writes go statement by statement. The server parses the block on
+// every write, which costs it more CPU than the prepared statements it
+// replaces (1.25×, against 4.1 round trips made 1 and half the client's
+// CPU: docs/performance.md, BenchmarkMariaDBWrite).
+
+// Error numbers of the compound statement's own SIGNALs (user-defined
+// numbers, above MariaDB's own).
+const (
+	myObjCheckFailed  = 30001
+	myEdgeCheckFailed = 30002
+	myUniqueEdge      = 30003
+)
+
+// myWriteHead opens the block: its variables, the exit handler and the
+// transaction.
+const myWriteHead = "BEGIN NOT ATOMIC DECLARE v BIGINT; DECLARE n BIGINT; DECLARE k CHAR(2) DEFAULT 'o:'; " +
+	"DECLARE f VARCHAR(4096) DEFAULT ''; DECLARE m VARCHAR(512); " +
+	"DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN GET DIAGNOSTICS CONDITION 1 m = MESSAGE_TEXT; ROLLBACK; " +
+	"SET m = CONCAT(k, m); RESIGNAL SET MESSAGE_TEXT = m; END; START TRANSACTION; "
+
+// myBlock builds a write's compound statement.
+type myBlock struct {
+	d    *dialect
+	buf  []byte
+	edge bool // k's value in the block so far
+	bad  bool // an argument of a type stmt does not spell
+}
+
+// stmt appends statement s with args spelled out; into, when set, is put
+// after its first "SELECT version" (a check reads into v).
+func (b *myBlock) stmt(s stmt, into bool, args ...any) {
+	text := b.d.stmts[s]
+	if into {
+		text = strings.Replace(text, "SELECT version ", "SELECT version INTO v ", 1)
+	}
+	for _, a := range args {
+		j := strings.IndexByte(text, '?')
+		b.buf = append(b.buf, text[:j]...)
+		text = text[j+1:]
+		switch v := a.(type) {
+		case int64:
+			b.buf = strconv.AppendInt(b.buf, v, 10)
+		case int:
+			b.buf = strconv.AppendInt(b.buf, int64(v), 10)
+		case []byte:
+			b.buf = append(b.buf, "X'"...)
+			b.buf = hex.AppendEncode(b.buf, v)
+			b.buf = append(b.buf, '\'')
+		default:
+			b.bad = true // not spelled: the write goes statement by statement
+			return
+		}
+	}
+	b.buf = append(b.buf, text...)
+	b.buf = append(b.buf, "; "...)
+}
+
+// kind sets k to the kind of row the next statements touch.
+func (b *myBlock) kind(edge bool) {
+	if edge != b.edge {
+		b.edge = edge
+		if edge {
+			b.buf = append(b.buf, "SET k = 'e:'; "...)
+		} else {
+			b.buf = append(b.buf, "SET k = 'o:'; "...)
+		}
+	}
+}
+
+func signal(buf []byte, errno int, msg string) []byte {
+	buf = append(buf, "SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = "...)
+	buf = strconv.AppendInt(buf, int64(errno), 10)
+	return append(buf, ", MESSAGE_TEXT = '"+msg+"'; "...)
+}
+
+// upsert appends an association upsert that signals a unique collision
+// (MySQL's upsert changes no row then).
+func (b *myBlock) upsert(db *DB, id1 int64, t tao.EdgeType, id2, time int64, p []byte) {
+	b.stmt(sEdgeAdd, false, id1, id2, int64(t), time, db.payload(p), ukey(t, id2))
+	b.buf = append(b.buf, "SET n = ROW_COUNT(); IF n = 0 THEN "...)
+	b.buf = signal(b.buf, myUniqueEdge, "another edge of a unique type")
+	b.buf = append(b.buf, "END IF; "...)
+}
+
+// foundIf appends the operation's found flag.
+func (b *myBlock) foundIf(cond string) {
+	b.buf = append(b.buf, "SET f = CONCAT(f, IF("+cond+", '1', '0')); "...)
+}
+
+// mariaWritable reports whether every operation is a write (reads in a
+// write transaction go statement by statement).
+func mariaWritable(req *tao.Request) bool {
+	if injected(req) || len(req.Ops) > 4000 {
+		return false
+	}
+	for i := range req.Ops {
+		if req.Ops[i].Kind.IsRead() {
+			return false
+		}
+	}
+	return true
+}
+
+// block builds req's compound statement into buf; false when it cannot.
+func (m *myBackend) block(db *DB, req *tao.Request, buf []byte) ([]byte, bool) {
+	b := myBlock{d: m.d, buf: append(buf, myWriteHead...)}
+	for i := range req.Checks {
+		c := &req.Checks[i]
+		b.kind(c.Key.Edge)
+		b.buf = append(b.buf, "SET v = NULL; "...)
+		errno := myObjCheckFailed
+		if c.Key.Edge {
+			b.stmt(sEdgeCheck, true, c.Key.ID1, int64(c.Key.Type), c.Key.ID2)
+			errno = myEdgeCheckFailed
+		} else {
+			b.stmt(sObjCheck, true, c.Key.ID1)
+		}
+		b.buf = append(b.buf, "IF v IS NULL"...)
+		if c.Kind == tao.CheckVersion {
+			b.buf = append(b.buf, " OR v <> "...)
+			b.buf = strconv.AppendInt(b.buf, c.Version, 10)
+		}
+		b.buf = append(b.buf, " THEN "...)
+		b.buf = signal(b.buf, errno, "precondition failed")
+		b.buf = append(b.buf, "END IF; "...)
+	}
+	for i := range req.Ops {
+		op := &req.Ops[i]
+		t := int64(op.Type)
+		b.kind(op.Kind.IsEdge())
+		inv, inverse := op.Type.Inverse()
+		switch op.Kind {
+		case tao.ObjAdd:
+			b.stmt(sObjAdd, false, op.ID1, op.Time, db.payload(op.Payload))
+			b.foundIf("FALSE")
+		case tao.ObjUpdate:
+			b.stmt(sObjUpdate, false, op.Time, db.payload(op.Payload), op.ID1)
+			b.foundIf("ROW_COUNT() > 0")
+		case tao.ObjDelete:
+			b.stmt(sObjDelete, false, op.ID1)
+			b.foundIf("ROW_COUNT() > 0")
+		case tao.EdgeAdd:
+			b.upsert(db, op.ID1, op.Type, op.ID2, op.Time, op.Payload)
+			b.foundIf("n = 2") // 1 inserted, 2 overwritten
+			if inverse {
+				b.upsert(db, op.ID2, inv, op.ID1, op.Time, op.Payload)
+			}
+		case tao.EdgeUpdate, tao.EdgeDelete:
+			if op.Kind == tao.EdgeUpdate {
+				b.stmt(sEdgeUpdate, false, op.Time, db.payload(op.Payload), op.ID1, t, op.ID2)
+			} else {
+				b.stmt(sEdgeDelete, false, op.ID1, t, op.ID2)
+			}
+			b.buf = append(b.buf, "SET n = ROW_COUNT(); "...)
+			b.foundIf("n > 0")
+			if !inverse {
+				continue
+			}
+			// The inverse is written only when the forward row was found;
+			// an update's is an upsert, which also repairs a missing one.
+			b.buf = append(b.buf, "IF n > 0 THEN "...)
+			if op.Kind == tao.EdgeUpdate {
+				b.upsert(db, op.ID2, inv, op.ID1, op.Time, op.Payload)
+			} else {
+				b.stmt(sEdgeDelete, false, op.ID2, int64(inv), op.ID1)
+			}
+			b.buf = append(b.buf, "END IF; "...)
+		}
+	}
+	return append(b.buf, "COMMIT; SELECT f; END"...), !b.bad
+}
+
+// writeTxn runs a write that needs a transaction as one compound
+// statement on MariaDB; it reports false, having sent nothing, elsewhere
+// and for requests it does not cover (reads, injected failures).
+func (m *myBackend) writeTxn(ctx context.Context, db *DB, req *tao.Request, res *tao.Result) bool {
+	if !m.mariadb || m.stepwise || !mariaWritable(req) {
+		return false
+	}
+	bp := m.bufs.Get().(*[]byte)
+	defer m.bufs.Put(bp)
+	var ok bool
+	if *bp, ok = m.block(db, req, (*bp)[:0]); !ok {
+		return false
+	}
+	var f string
+	err := m.write.QueryRowContext(ctx, string(*bp)).Scan(&f)
+	var e *mysql.MySQLError
+	if err != nil && errors.As(err, &e) {
+		// The handler's prefix: the kind of row the failing statement touched.
+		edge := strings.HasPrefix(e.Message, "e:")
+		if edge || strings.HasPrefix(e.Message, "o:") {
+			e.Message = e.Message[2:]
+		}
+		switch e.Number {
+		case myObjCheckFailed, myEdgeCheckFailed:
+			res.Outcome = tao.PreconditionFailed
+		case myUniqueEdge:
+			res.Outcome = tao.UniqueViolation
+		default:
+			db.finish(ctx, res, tao.OK, err, edge)
+		}
+		return true
+	}
+	if err == nil && len(f) != len(req.Ops) {
+		err = fmt.Errorf("the server reported %d results for a write of %d operations", len(f), len(req.Ops))
+	}
+	if err != nil {
+		db.finish(ctx, res, tao.OK, err, req.Ops[0].Kind.IsEdge())
+		return true
+	}
+	for i := range req.Ops {
+		if req.Ops[i].Kind != tao.ObjAdd {
+			res.Ops[i].Found = f[i] == '1'
+		}
+	}
+	res.Outcome = tao.OK
+	// A single update or delete that found no row ends NotFound, as it
+	// does statement by statement.
+	if req.Class == tao.Write && !res.Ops[0].Found && !isAdd(req.Ops[0].Kind) {
+		res.Outcome = tao.NotFound
+	}
+	return true
 }

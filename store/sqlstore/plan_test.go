@@ -189,6 +189,17 @@ func TestPlansPostgres(t *testing.T) {
 			t.Errorf("%s:\n%s", mode, strings.Join(bad, "\n"))
 		}
 	}
+	for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
+		if bad := checkReadTxnPlan(pgExplain(t, pool, pgReadTxn, readTxnArgs, mode, false)); len(bad) > 0 {
+			t.Errorf("read transaction, %s:\n%s", mode, strings.Join(bad, "\n"))
+		}
+	}
+	// Every key of the read transaction is read, once per read: the
+	// duplicate object twice, the absent keys too.
+	analyzed := pgExplain(t, pool, pgReadTxn, readTxnArgs, "force_generic_plan", true)
+	if got := analyzed.loops(nil); got["objects_pkey"] != 4 || got["edges_pkey"] != 3 {
+		t.Errorf("read transaction of 4 object and 3 association reads probed %v", got)
+	}
 	// Inserts read no index; they must name the primary key as the one
 	// whose conflict they skip or overwrite.
 	for s, pk := range map[stmt]string{sObjAdd: "objects_pkey", sEdgeAdd: "edges_pkey"} {
@@ -205,6 +216,10 @@ func TestPlansPostgres(t *testing.T) {
 	bad := checkPlans(t, want, pgPlans(t, pool, db.d, "force_generic_plan"))
 	if !slices.ContainsFunc(bad, func(s string) bool { return strings.HasPrefix(s, "edgeGet uses \"edges_steal\"") }) {
 		t.Errorf("with edges_steal created last, the check found %q, want edgeGet on edges_steal", bad)
+	}
+	bad = checkReadTxnPlan(pgExplain(t, pool, pgReadTxn, readTxnArgs, "force_generic_plan", false))
+	if !slices.Contains(bad, "readTxn uses \"edges_steal\"") {
+		t.Errorf("with edges_steal created last, the read transaction's check found %q, want edges_steal", bad)
 	}
 }
 
@@ -255,6 +270,83 @@ func pgPlans(t *testing.T, pool *pgxpool.Pool, d *dialect, mode string) func(stm
 	}
 }
 
+// readTxnArgs are pgReadTxn's parameters: objects 100 (twice) and 1 and
+// one absent; the long list's first edge, another edge and an absent one.
+var readTxnArgs = func() string {
+	pt := planType(hotID1)
+	return fmt.Sprintf("'{%d, 1, %d, %d}', '{0, 2, 4, 6}', '{%d, 1, %d}', '{%d, %d, %d}', '{%d, %d, 5}', '{1, 3, 5}'",
+		hotID1, hotID1, 10*planNodes, hotID1, hotID1, pt, planType(1), pt, hotID1, 1+7919)
+}()
+
+// checkReadTxnPlan returns a line for each index pgReadTxn's plan uses
+// other than the two primary keys, and for each it does not use.
+func checkReadTxnPlan(plan pgNode) []string {
+	var bad []string
+	used := plan.scans(nil)
+	for _, u := range used {
+		if u != "objects_pkey" && u != "edges_pkey" {
+			bad = append(bad, fmt.Sprintf("readTxn uses %q", u))
+		}
+	}
+	for _, want := range []string{"objects_pkey", "edges_pkey"} {
+		if !slices.Contains(used, want) {
+			bad = append(bad, fmt.Sprintf("readTxn does not use %s (plan uses %q)", want, used))
+		}
+	}
+	return bad
+}
+
+// pgExplain prepares text and EXPLAINs its execution with args (SQL
+// literals) under plan_cache_mode mode; with analyze it runs it too.
+func pgExplain(t *testing.T, pool *pgxpool.Pool, text, args, mode string, analyze bool) pgNode {
+	t.Helper()
+	ctx := context.Background()
+	c, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Release()
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	defer c.Exec(ctx, "DEALLOCATE plan_text")
+	if _, err := tx.Exec(ctx, "SET LOCAL plan_cache_mode = "+mode); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "PREPARE plan_text AS "+text); err != nil {
+		t.Fatalf("prepare %s: %v", text, err)
+	}
+	opts := "FORMAT JSON"
+	if analyze {
+		opts += ", ANALYZE"
+	}
+	var out []byte
+	if err := tx.QueryRow(ctx, "EXPLAIN ("+opts+") EXECUTE plan_text("+args+")").Scan(&out); err != nil {
+		t.Fatalf("explain %s: %v", text, err)
+	}
+	var plans []struct{ Plan pgNode }
+	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("plan %s: %v", out, err)
+	}
+	return plans[0].Plan
+}
+
+// loops adds up, per index, how many times the plan's scans of it ran.
+func (n *pgNode) loops(out map[string]int) map[string]int {
+	if out == nil {
+		out = map[string]int{}
+	}
+	if n.Index != "" {
+		out[n.Index] += n.Loops
+	}
+	for i := range n.Children {
+		n.Children[i].loops(out)
+	}
+	return out
+}
+
 type pgNode struct {
 	Type      string   `json:"Node Type"`
 	Index     string   `json:"Index Name"`
@@ -262,6 +354,7 @@ type pgNode struct {
 	Arbiters  []string `json:"Conflict Arbiter Indexes"`
 	Children  []pgNode `json:"Plans"`
 	Operation string   `json:"Operation"`
+	Loops     int      `json:"Actual Loops"`
 }
 
 // scans appends the indexes the plan's scans of a table use, "" for a

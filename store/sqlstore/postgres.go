@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -84,6 +85,8 @@ type pgBackend struct {
 	d     *dialect
 	pool  *pgxpool.Pool
 	autoQ pgQ
+	// noArrays: the server did not understand pgReadTxn (pipeline.go).
+	noArrays atomic.Bool
 }
 
 func (b *pgBackend) auto() querier { return &b.autoQ }
