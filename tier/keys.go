@@ -77,7 +77,7 @@ func redisKey(ns string, k key) (name, field string) {
 		b = strconv.AppendInt(b, int64(k.typ), 10)
 		b = append(b, ':')
 		b = strconv.AppendInt(b, k.id2, 10)
-	default: // 'n', 't', 'l', 'c': the list's hash
+	default: // 'n', 't', 'a', 'l', 'c': the list's hash
 		b = append(b, "l:"...)
 		b = strconv.AppendInt(b, k.id1, 10)
 		b = append(b, ':')
@@ -86,6 +86,8 @@ func redisKey(ns string, k key) (name, field string) {
 	switch k.kind {
 	case 'n':
 		field = "n"
+	case 'a': // the list is complete (prefill.go)
+		field = "a"
 	case 't':
 		f := make([]byte, 0, 48)
 		f = append(f, "t:"...)
