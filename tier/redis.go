@@ -141,23 +141,18 @@ func (t *taoTier) get(ctx context.Context, ns string, k key) (e entry, ok bool, 
 
 // getEdge returns the entry of an edge point read's key k: the edge's own,
 // or when the tier has none, an absent edge's answer from its list's
-// completeness (prefill.go), in one round trip.
+// completeness (prefill.go): one HMGET of the list's hash.
 func (t *taoTier) getEdge(ctx context.Context, ns string, k key) (e entry, ok bool, err error) {
-	name, _ := redisKey(ns, k)
-	list, field := redisKey(ns, completeKey(k.id1, k.typ))
-	p := t.c.Pipeline()
-	edge := p.Get(ctx, name)
-	all := p.HGet(ctx, list, field)
-	if _, err = p.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+	name, field := redisKey(ns, k)
+	_, all := redisKey(ns, completeKey(k.id1, k.typ))
+	vs, err := t.c.HMGet(ctx, name, field, all).Result()
+	if err != nil {
 		return entry{}, false, err
 	}
-	for _, c := range []*redis.StringCmd{edge, all} {
-		s, err := c.Result()
-		if errors.Is(err, redis.Nil) {
-			continue
-		}
-		if err != nil {
-			return entry{}, false, err
+	for _, v := range vs {
+		s, isStr := v.(string)
+		if !isStr {
+			continue // nil: no such field
 		}
 		if e, err = decodeEntry(s); err != nil {
 			return entry{}, false, fmt.Errorf("redis key %s: %v", name, err)
