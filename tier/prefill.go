@@ -174,8 +174,14 @@ func (p *prefiller) txn(ctx context.Context, ops []tao.Op) {
 	req := tao.Request{Class: tao.ReadTxn, Tier: tao.TierDB, Ops: ops}
 	var res tao.Result
 	res.Reset(len(ops))
+	// One retry, for the database and for Redis: on a loaded machine a
+	// large transaction or pipeline may outlast a timeout once.
 	db, _ := p.s.reader()
 	db.Exec(ctx, &req, &res)
+	if res.Outcome != tao.OK && ctx.Err() == nil {
+		res.Reset(len(ops))
+		db.Exec(ctx, &req, &res)
+	}
 	basis := time.Now().UnixNano()
 	if res.Outcome != tao.OK || len(res.Ops) < len(ops) {
 		if ctx.Err() == nil {
@@ -209,7 +215,11 @@ func (p *prefiller) txn(ctx context.Context, ops []tao.Op) {
 			i = j - 1
 		}
 	}
-	if err := p.s.tao.putAll(ctx, p.x.ns, fills); err != nil {
+	err := p.s.tao.putAll(ctx, p.x.ns, fills)
+	if err != nil && ctx.Err() == nil {
+		err = p.s.tao.putAll(ctx, p.x.ns, fills)
+	}
+	if err != nil {
 		if ctx.Err() == nil {
 			p.stats.errors.Add(1)
 		}
