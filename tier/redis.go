@@ -38,7 +38,7 @@ const (
 )
 
 // openRedis connects to the Redis of raw (redis://[user:password@]host:port[/db]
-// with go-redis's options, plus prefix=NAME and expire=DURATION of taobench's
+// with go-redis's options, plus prefix=NAME, expire=DURATION and prefill=BOOL of taobench's
 // own) and pings it. Errors name the URL with its password masked.
 func openRedis(ctx context.Context, raw string, clients int) (*taoTier, error) {
 	shown := store.Redact(raw)
