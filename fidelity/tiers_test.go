@@ -39,12 +39,31 @@ func TestTierRows(t *testing.T) {
 	if TierRows(w, nil) != nil {
 		t.Errorf("rows for a run without tiers")
 	}
-	// Warm tiers: served as drawn, every row passes.
-	warm := TierRows(w, consistency(100000, [3]float64{0.14, 0.85, 0.01}))
+	// Warm tiers: single reads served as drawn, read transactions (their
+	// share of the workload's reads) by the database: every row passes.
+	var reads, txns float64
+	for i, c := range w.Requests.Values {
+		switch c {
+		case tao.Read:
+			reads += w.Requests.Weights[i]
+		case tao.ReadTxn:
+			txns += w.Requests.Weights[i]
+		}
+	}
+	f := txns / (reads + txns)
+	if f < 0.01 {
+		t.Fatalf("workload o's read transactions are %.4f of its reads; the test wants a share the db row can tell", f)
+	}
+	warm := TierRows(w, consistency(100000, [3]float64{0.14 * (1 - f), 0.85 * (1 - f), 0.01*(1-f) + f}))
 	for _, r := range warm {
 		if r.Verdict != result.Pass {
 			t.Errorf("warm tiers: %+v", r)
 		}
+	}
+	// Read transactions left out (14/85/1 of every read): the database
+	// served too little.
+	if r := tierRow(t, TierRows(w, consistency(100000, [3]float64{0.14, 0.85, 0.01})), "reads served by db"); r.Verdict != result.Fail {
+		t.Errorf("14/85/1 with read transactions in the reads: %+v; want the db row failed", r)
 	}
 	// Cold tiers (docs/tiers.md's figure): the draws pass, the served
 	// shares fail.

@@ -18,6 +18,21 @@ type Consistency struct {
 	// "db_replica"), nil for a run without replicas. The db tier then
 	// counts the reads the primary served.
 	Replica *TierStats
+	// Prefill is what the tao tier was filled with from the database in
+	// the warmup (--cache ...?prefill=1), nil without prefill.
+	Prefill *Prefill
+}
+
+// Prefill counts what a warmup's prefill of the tao tier stored: objects,
+// edges, lists (their counts) and the lists found complete (an absent
+// edge's point read is answered from them); Errors the read transactions
+// or Redis pipelines that failed; Done whether it finished before the
+// measured window began; Took how long it ran. Merged, counts add, Done
+// holds when every driver's did and Took is the longest.
+type Prefill struct {
+	Objects, Edges, Lists, Complete, Errors int64
+	Done                                    bool
+	Took                                    time.Duration
 }
 
 // ReplicaTier is the name of Consistency.Replica among the tiers.
@@ -89,6 +104,14 @@ func (c *Consistency) Merge(o *Consistency) {
 	for i := range c.Tiers {
 		c.Tiers[i].merge(&o.Tiers[i])
 	}
+	if o.Prefill != nil {
+		if c.Prefill == nil {
+			c.Prefill = &Prefill{Done: true}
+		}
+		p, q := c.Prefill, o.Prefill
+		p.Objects, p.Edges, p.Lists, p.Complete, p.Errors = p.Objects+q.Objects, p.Edges+q.Edges, p.Lists+q.Lists, p.Complete+q.Complete, p.Errors+q.Errors
+		p.Done, p.Took = p.Done && q.Done, max(p.Took, q.Took)
+	}
 	if o.Replica != nil {
 		if c.Replica == nil {
 			c.Replica = &TierStats{}
@@ -139,7 +162,18 @@ type jsonConsistencyExperiment struct {
 }
 
 type jsonConsistency struct {
-	Tiers map[string]jsonTier `json:"tiers"`
+	Tiers   map[string]jsonTier `json:"tiers"`
+	Prefill *jsonPrefill        `json:"prefill,omitempty"`
+}
+
+type jsonPrefill struct {
+	Objects  int64   `json:"objects"`
+	Edges    int64   `json:"edges"`
+	Lists    int64   `json:"lists"`
+	Complete int64   `json:"complete_lists"`
+	Errors   int64   `json:"errors"`
+	Done     bool    `json:"done"`
+	Seconds  float64 `json:"seconds"`
 }
 
 type jsonTier struct {
@@ -171,6 +205,9 @@ func consistencyJSON(c *Consistency) (jsonConsistencyExperiment, error) {
 		return jsonConsistencyExperiment{}, nil
 	}
 	x := &jsonConsistency{Tiers: map[string]jsonTier{}}
+	if p := c.Prefill; p != nil {
+		x.Prefill = &jsonPrefill{p.Objects, p.Edges, p.Lists, p.Complete, p.Errors, p.Done, p.Took.Seconds()}
+	}
 	for i := range c.Tiers {
 		name := tao.Tier(i).String()
 		j, err := c.Tiers[i].json(name)
@@ -241,6 +278,13 @@ func consistencyFromJSON(x jsonConsistencyExperiment, e *Experiment) error {
 			return err
 		}
 		c.Replica = &s
+	}
+	if p := x.Consistency.Prefill; p != nil {
+		if p.Objects < 0 || p.Edges < 0 || p.Lists < 0 || p.Complete > p.Lists || p.Errors < 0 || p.Seconds < 0 {
+			return fmt.Errorf("consistency prefill: objects %d, edges %d, lists %d, complete %d, errors %d, %g s do not hang together",
+				p.Objects, p.Edges, p.Lists, p.Complete, p.Errors, p.Seconds)
+		}
+		c.Prefill = &Prefill{p.Objects, p.Edges, p.Lists, p.Complete, p.Errors, p.Done, time.Duration(p.Seconds * float64(time.Second))}
 	}
 	e.Consistency = c
 	return nil

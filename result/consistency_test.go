@@ -108,3 +108,32 @@ func TestConsistencyRoundTripAndMerge(t *testing.T) {
 		t.Errorf("a run without tiers read back consistency %+v", d.Experiments[0].Consistency)
 	}
 }
+
+// The prefill's figures go through the file and merge adds them: counts
+// add, done only if every driver's was, the longest time.
+func TestPrefillRoundTripAndMerge(t *testing.T) {
+	t.Parallel()
+	mk := func(n int64, done bool, took time.Duration) *result.Consistency {
+		c := &result.Consistency{Prefill: &result.Prefill{Objects: n, Edges: 2 * n, Lists: 3 * n, Complete: n, Errors: 1, Done: done, Took: took}}
+		for i := range c.Tiers {
+			c.Tiers[i] = tierStats(1, 0, time.Millisecond, 0)
+		}
+		return c
+	}
+	a, b := mk(10, true, time.Second), mk(5, false, 3*time.Second)
+	da, db := consistencyDoc(t, 1, a), consistencyDoc(t, 2, b)
+	if got := da.Experiments[0].Consistency.Prefill; got == nil || *got != *a.Prefill {
+		t.Errorf("prefill wrote %+v, read %+v", *a.Prefill, got)
+	}
+	m, err := result.Merge([]result.Named{{Name: "a.json", Doc: da}, {Name: "b.json", Doc: db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := result.Prefill{Objects: 15, Edges: 30, Lists: 45, Complete: 15, Errors: 2, Done: false, Took: 3 * time.Second}
+	if got := m.Experiments[0].Consistency.Prefill; got == nil || *got != want {
+		t.Errorf("merged prefill %+v; want %+v", got, want)
+	}
+	if c := consistencyDoc(t, 3, mk(0, true, 0)); c.Experiments[0].Consistency.Prefill == nil {
+		t.Error("an empty prefill was dropped from the file")
+	}
+}

@@ -220,6 +220,9 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	tiers, _ := cfg.Store.(Tiered)
 	if tiers != nil {
 		tiers.BeginExperiment(cfg.Graph.Seed(), cfg.Run, b.measure, b.end)
+		if p, ok := tiers.(Prefiller); ok {
+			p.Prefill(ctx, cfg.Graph, b.measure)
+		}
 	}
 	if cfg.Live != nil {
 		cfg.Live.Begin(LiveExperiment{Threads: e.Threads, Rate: e.Rate, Start: start, Measure: b.measure, End: b.end,

@@ -32,6 +32,14 @@ func writeConsistency(b *strings.Builder, c *result.Consistency, sum *metrics.Su
 	if c.Replica != nil {
 		writeTier(b, result.ReplicaTier, c.Replica, served, nil)
 	}
+	if p := c.Prefill; p != nil {
+		state := "done"
+		if !p.Done {
+			state = "NOT done when the measured window began (a longer warmup fills more)"
+		}
+		fmt.Fprintf(b, "  tao tier prefilled from the database in the warmup: %d objects, %d edges, %d lists (%d complete), %d errors, %.1f s, %s\n",
+			p.Objects, p.Edges, p.Lists, p.Complete, p.Errors, p.Took.Seconds(), state)
+	}
 }
 
 // writeTier writes one tier's line; cl is the latency the clients measured

@@ -60,43 +60,42 @@ func limitOf(n int) int {
 	return n
 }
 
-// redisKey returns the Redis key of k under the namespace ns and, for list
-// entries, the field of the list's hash (one hash per list, so one DEL
-// invalidates its size and all its time-range reads).
+// redisKey returns the Redis key of k under the namespace ns and, for
+// entries of a list, the field of the list's hash: its size, time-range
+// reads, edges and completeness share one hash per list, so one DEL
+// invalidates them all and one HMGET answers an edge point read from the
+// edge or, when absent, from the complete list (prefill.go).
 func redisKey(ns string, k key) (name, field string) {
 	b := make([]byte, 0, len(ns)+48)
 	b = append(b, ns...)
-	switch k.kind {
-	case 'o':
+	if k.kind == 'o' {
 		b = append(b, "o:"...)
 		b = strconv.AppendInt(b, k.id1, 10)
-	case 'e':
-		b = append(b, "e:"...)
-		b = strconv.AppendInt(b, k.id1, 10)
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(k.typ), 10)
-		b = append(b, ':')
-		b = strconv.AppendInt(b, k.id2, 10)
-	default: // 'n', 't', 'l', 'c': the list's hash
-		b = append(b, "l:"...)
-		b = strconv.AppendInt(b, k.id1, 10)
-		b = append(b, ':')
-		b = strconv.AppendInt(b, int64(k.typ), 10)
+		return string(b), ""
 	}
+	// 'e', 'n', 't', 'a', 'l', 'c': the list's hash
+	b = append(b, "l:"...)
+	b = strconv.AppendInt(b, k.id1, 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(k.typ), 10)
+	f := make([]byte, 0, 48)
 	switch k.kind {
 	case 'n':
-		field = "n"
+		f = append(f, 'n')
+	case 'a': // the list is complete (prefill.go)
+		f = append(f, 'a')
+	case 'e':
+		f = append(f, "e:"...)
+		f = strconv.AppendInt(f, k.id2, 10)
 	case 't':
-		f := make([]byte, 0, 48)
 		f = append(f, "t:"...)
 		f = strconv.AppendInt(f, k.low, 10)
 		f = append(f, ':')
 		f = strconv.AppendInt(f, k.high, 10)
 		f = append(f, ':')
 		f = strconv.AppendInt(f, int64(k.limit), 10)
-		field = string(f)
 	}
-	return string(b), field
+	return string(b), string(f)
 }
 
 // written lists the commit-log keys a committed write op changed, as far

@@ -24,6 +24,9 @@ type taoTier struct {
 	c      *redis.Client
 	prefix string
 	expire time.Duration
+	// prefill: fill each experiment's keys from the database in its
+	// warmup (prefill.go).
+	prefill bool
 }
 
 // Defaults for a cache URL that does not say: a Redis that goes away must
@@ -35,7 +38,7 @@ const (
 )
 
 // openRedis connects to the Redis of raw (redis://[user:password@]host:port[/db]
-// with go-redis's options, plus prefix=NAME and expire=DURATION of taobench's
+// with go-redis's options, plus prefix=NAME, expire=DURATION and prefill=BOOL of taobench's
 // own) and pings it. Errors name the URL with its password masked.
 func openRedis(ctx context.Context, raw string, clients int) (*taoTier, error) {
 	shown := store.Redact(raw)
@@ -58,8 +61,16 @@ func openRedis(ctx context.Context, raw string, clients int) (*taoTier, error) {
 		}
 		t.expire = d
 	}
+	if v := q.Get("prefill"); q.Has("prefill") {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("--cache %q: prefill %q: give 1 (fill the tier from the database in the warmup) or 0", shown, v)
+		}
+		t.prefill = b
+	}
 	q.Del("prefix")
 	q.Del("expire")
+	q.Del("prefill")
 	for _, k := range []string{"dial_timeout", "read_timeout", "write_timeout"} {
 		if !q.Has(k) {
 			q.Set(k, defaultTimeout.String())
@@ -126,6 +137,45 @@ func (t *taoTier) get(ctx context.Context, ns string, k key) (e entry, ok bool, 
 		return entry{}, false, fmt.Errorf("redis key %s: %v", name, err)
 	}
 	return e, true, nil
+}
+
+// getEdge returns the entry of an edge point read's key k: the edge's own,
+// or when the tier has none, an absent edge's answer from its list's
+// completeness (prefill.go): one HMGET of the list's hash.
+func (t *taoTier) getEdge(ctx context.Context, ns string, k key) (e entry, ok bool, err error) {
+	name, field := redisKey(ns, k)
+	_, all := redisKey(ns, completeKey(k.id1, k.typ))
+	vs, err := t.c.HMGet(ctx, name, field, all).Result()
+	if err != nil {
+		return entry{}, false, err
+	}
+	for _, v := range vs {
+		s, isStr := v.(string)
+		if !isStr {
+			continue // nil: no such field
+		}
+		if e, err = decodeEntry(s); err != nil {
+			return entry{}, false, fmt.Errorf("redis key %s: %v", name, err)
+		}
+		return e, true, nil // the complete list's entry is an absent edge's answer
+	}
+	return entry{}, false, nil
+}
+
+// putAll stores fills in one pipeline.
+func (t *taoTier) putAll(ctx context.Context, ns string, fills []fill) error {
+	p := t.c.Pipeline()
+	for _, f := range fills {
+		name, field := redisKey(ns, f.k)
+		if field == "" {
+			p.Set(ctx, name, f.e.encode(), t.expire)
+			continue
+		}
+		p.HSet(ctx, name, field, f.e.encode())
+		p.Expire(ctx, name, t.expire)
+	}
+	_, err := p.Exec(ctx)
+	return err
 }
 
 // put stores e under k.

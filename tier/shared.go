@@ -141,15 +141,24 @@ func (s *Store) classify(ctx context.Context) {
 	}
 }
 
-// classBatch looks up the shared log of a batch of reads in one pipeline
-// and classes each against it and this process's log.
+// classBatch looks up the shared log of a batch of reads in one pipeline,
+// each key once (hot keys repeat many times in a batch), and classes each
+// read against it and this process's log.
 func (s *Store) classBatch(ctx context.Context, batch []judged) {
 	p := s.shared.t.c.Pipeline()
 	lctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	cmds := make([]interface{ Result() ([]string, error) }, len(batch))
+	type lookup = interface{ Result() ([]string, error) }
+	byName := make(map[string]lookup, len(batch))
+	cmds := make([]lookup, len(batch))
 	for i := range batch {
-		cmds[i] = p.LRange(lctx, logName(batch[i].logNS, logKey(&batch[i].op)), 0, logWrites-1)
+		n := logName(batch[i].logNS, logKey(&batch[i].op))
+		c, ok := byName[n]
+		if !ok {
+			c = p.LRange(lctx, n, 0, logWrites-1)
+			byName[n] = c
+		}
+		cmds[i] = c
 	}
 	p.Exec(lctx) // a failed lookup leaves this process's log alone
 	for i := range batch {

@@ -102,6 +102,7 @@ type experiment struct {
 	ns           string // Redis key prefix
 	logNS        string // the shared commit log's key prefix
 	measure, end int64  // Unix ns: reads that begin in [measure, end) count
+	prefill      sync.WaitGroup
 	mu           sync.Mutex
 	c            result.Consistency
 }
@@ -238,6 +239,7 @@ func (s *Store) newExperiment(graphSeed uint64, run int64, measure, end int64) *
 // EndExperiment returns what the tiers served since BeginExperiment.
 func (s *Store) EndExperiment() *result.Consistency {
 	x := s.exp.Load()
+	x.prefill.Wait()
 	s.settle(x)
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -348,7 +350,11 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 	if !ok && useTAO {
 		tr.looked[tao.TierTAO] = true
 		var err error
-		e, ok, err = s.tao.get(ctx, x.ns, ck)
+		if op.Kind == tao.EdgePointRead {
+			e, ok, err = s.tao.getEdge(ctx, x.ns, ck)
+		} else {
+			e, ok, err = s.tao.get(ctx, x.ns, ck)
+		}
 		tr.failed[tao.TierTAO] = err != nil
 		if ok {
 			tr.served = tao.TierTAO

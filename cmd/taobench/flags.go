@@ -201,7 +201,7 @@ func registerSplit(fs *flag.FlagSet, s *session.SplitSpec) {
 // nothing stands before the database. session.TierSpec checks them.
 func registerTiers(fs *flag.FlagSet, s *session.TierSpec, cmd string) {
 	s.Cmd = cmd
-	fs.StringVar(&s.Cache, "cache", "", "TAO's cache tier on Redis, e.g. redis://127.0.0.1:6379/0 (?prefix=NAME&expire=1h): reads read_tiers sends to tao (or that miss the client cache) are served from it, filled on a miss, invalidated after writes (docs/tiers.md)")
+	fs.StringVar(&s.Cache, "cache", "", "TAO's cache tier on Redis, e.g. redis://127.0.0.1:6379/0 (?prefix=NAME&expire=1h&prefill=1, prefill: warm it from the database in each warmup): reads read_tiers sends to tao (or that miss the client cache) are served from it, filled on a miss, invalidated after writes (docs/tiers.md)")
 	fs.Var(durationFlag{&s.TTL}, "client-cache-ttl", "a client-side cache in this process with this TTL (e.g. 2s), never invalidated by writes: reads read_tiers sends to client_cache are served from it")
 	fs.Var(flagx.List[string]{Items: &s.Replicas, Parse: func(u string) (string, error) { return u, nil }}, "replica", "a read replica of --db (a PostgreSQL standby, a MySQL or MariaDB replica), repeatable: the database tier's reads go to the replicas in turn, writes to --db; stale reads are measured (docs/tiers.md). Without --db: a read-only workload on the replicas alone")
 	fs.IntVar(&s.Size, "client-cache-size", 0, fmt.Sprintf("the client-side cache's bound in entries, least recently used out first (default %d with --client-cache-ttl)", session.DefaultClientCacheSize))

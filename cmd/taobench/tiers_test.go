@@ -89,6 +89,7 @@ func TestCLITierFlagsRefused(t *testing.T) {
 		{[]string{"--cache", "http://x"}, "not a Redis URL"},
 		{[]string{"--cache", "redis://:hunter2pw@127.0.0.1:1/0"}, "Redis does not answer"},
 		{[]string{"--cache", "redis://127.0.0.1:6379/0?prefix=a*b"}, "prefix"},
+		{[]string{"--cache", "redis://127.0.0.1:6379/0?prefill=maybe"}, "prefill"},
 	} {
 		r := cliRun(t, append([]string{"run", "--db", db, "--edges", "1000", "--duration", "1", "--warmup", "0"}, c.args...)...)
 		if r.code != exitBadInput || !strings.Contains(r.stderr, c.want) || strings.Contains(r.stdout+r.stderr, "hunter2pw") {

@@ -1,0 +1,252 @@
+package tier
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/tao"
+)
+
+// Prefill (docs/tiers.md, "A warm tier"): TAO's cache tier is warm, an
+// experiment's Redis keys start empty, and most of workload o's reads are
+// point reads of edges that do not exist (80%), whose keys almost never
+// repeat: filling on a miss alone never reaches TAO's shares. TAO answers
+// such a read from the cached association list (a complete list, or a
+// cached count of zero, says the edge is absent); so does the prefill. In
+// the warmup, it reads from the database, node by node in read
+// transactions, every object and every list the workload's reads can draw
+// (its loaded members by point reads, and its count), and stores in the
+// tier what the database answered: the objects, the edges, each list's
+// count, and for a list whose count equals the members found its
+// completeness (field "a" of the list's hash), from which a point read of
+// an absent edge is answered. A write that changes the list deletes the
+// hash, completeness included, as it does the count: the next point read
+// of an absent edge then goes to the database. Every entry's basis is the
+// return of the read transaction that produced it, as a fill's.
+
+// prefillWorkers read the database at once; prefillOps bounds a read
+// transaction; prefillMaxNodes bounds the nodes enumerated.
+const (
+	prefillWorkers  = 4
+	prefillOps      = 512
+	prefillMaxNodes = 1 << 21
+	prefillChunk    = 64
+)
+
+// Prefill fills the tao tier of the current experiment from the database,
+// in the background, until it is done or until (the measured window's
+// start): then it stops, and the experiment's figures say how far it got.
+// It does nothing without a tao tier or when the cache URL did not ask for
+// it (prefill=1).
+func (s *Store) Prefill(ctx context.Context, g *graph.Graph, until time.Time) {
+	if s.tao == nil || !s.tao.prefill || g == nil {
+		return
+	}
+	x := s.exp.Load()
+	pctx, cancel := context.WithDeadline(ctx, until)
+	p := &prefiller{s: s, x: x, g: g, begin: time.Now()}
+	x.prefill.Add(1)
+	go func() {
+		defer x.prefill.Done()
+		defer cancel()
+		p.run(pctx)
+	}()
+}
+
+type prefiller struct {
+	s     *Store
+	x     *experiment
+	g     *graph.Graph
+	begin time.Time
+	stats struct{ objects, edges, lists, complete, errors atomic.Int64 }
+}
+
+// list is one association list a read can draw and its loaded members.
+type plist struct {
+	typ     tao.EdgeType
+	members []int64
+}
+
+func (p *prefiller) run(ctx context.Context) {
+	// Workers take runs of prefillChunk consecutive nodes: most nodes
+	// have few edges, and one read transaction holds many of them.
+	chunks := make(chan [2]int64, 16)
+	var wg sync.WaitGroup
+	for range prefillWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var ops []tao.Op
+			for c := range chunks {
+				for id := c[0]; id < c[1]; id++ {
+					ops = p.node(ctx, id, ops)
+				}
+			}
+			p.txn(ctx, ops)
+		}()
+	}
+	n := int64(0)
+	done := true
+feed:
+	for s := range p.g.Shards() {
+		for i := int64(0); i < p.g.ShardNodes(s); i += prefillChunk {
+			if n += prefillChunk; n > prefillMaxNodes {
+				done = false
+				break feed
+			}
+			select {
+			case chunks <- [2]int64{tao.ID(s, i), tao.ID(s, min(i+prefillChunk, p.g.ShardNodes(s)))}:
+			case <-ctx.Done():
+				break feed
+			}
+		}
+	}
+	close(chunks)
+	wg.Wait()
+	done = done && ctx.Err() == nil
+	st := result.Prefill{Objects: p.stats.objects.Load(), Edges: p.stats.edges.Load(), Lists: p.stats.lists.Load(),
+		Complete: p.stats.complete.Load(), Errors: p.stats.errors.Load(), Done: done, Took: time.Since(p.begin)}
+	p.x.mu.Lock()
+	p.x.c.Prefill = &st
+	p.x.mu.Unlock()
+}
+
+// lists returns the lists of node n a read can draw: one per category of
+// its first type (empty ones too: a point read of an absent edge draws
+// any), and for a unique category one per type up to one past its slots,
+// as the generator draws them.
+func (p *prefiller) lists(n *graph.Node) []plist {
+	var ls []plist
+	for c := range tao.NumEdgeCategories {
+		if c.Type().IsUnique() {
+			for k := range n.Slots[c] + 1 {
+				l := plist{typ: c.TypeN(k)}
+				if k < n.Written[c] {
+					l.members = []int64{p.g.Target(n, c, int64(k))}
+				}
+				ls = append(ls, l)
+			}
+			continue
+		}
+		l := plist{typ: c.Type()}
+		for k := range n.Written[c] {
+			l.members = append(l.members, p.g.Target(n, c, int64(k)))
+		}
+		slices.Sort(l.members)
+		l.members = slices.Compact(l.members)
+		ls = append(ls, l)
+	}
+	return ls
+}
+
+// node appends node id's object and lists to ops, sending them in read
+// transactions operations (a list whole in one, so
+// its count and members are of one snapshot; a longer list gets its count
+// alone) and storing the answers; it returns what is left to send.
+func (p *prefiller) node(ctx context.Context, id int64, ops []tao.Op) []tao.Op {
+	n := p.g.Node(tao.ShardOf(id), tao.IndexOf(id))
+	ops = append(ops, tao.Op{Kind: tao.ObjRead, ID1: id})
+	for _, l := range p.lists(&n) {
+		if len(ops)+1+len(l.members) > prefillOps {
+			p.txn(ctx, ops)
+			ops = ops[:0]
+		}
+		ops = append(ops, tao.Op{Kind: tao.EdgeCountRead, ID1: id, Type: l.typ})
+		if 1+len(l.members) < prefillOps {
+			for _, id2 := range l.members {
+				ops = append(ops, tao.Op{Kind: tao.EdgePointRead, ID1: id, Type: l.typ, ID2: id2})
+			}
+		}
+	}
+	return ops
+}
+
+// txn reads ops in one read transaction and stores what it answered.
+func (p *prefiller) txn(ctx context.Context, ops []tao.Op) {
+	if ctx.Err() != nil || len(ops) == 0 {
+		return
+	}
+	req := tao.Request{Class: tao.ReadTxn, Tier: tao.TierDB, Ops: ops}
+	var res tao.Result
+	res.Reset(len(ops))
+	// One retry, for the database and for Redis: on a loaded machine a
+	// large transaction or pipeline may outlast a timeout once.
+	db, _ := p.s.reader()
+	db.Exec(ctx, &req, &res)
+	if res.Outcome != tao.OK && ctx.Err() == nil {
+		res.Reset(len(ops))
+		db.Exec(ctx, &req, &res)
+	}
+	basis := time.Now().UnixNano()
+	if res.Outcome != tao.OK || len(res.Ops) < len(ops) {
+		if ctx.Err() == nil {
+			p.stats.errors.Add(1)
+		}
+		return
+	}
+	var fills []fill
+	var objects, edges, lists, complete int64
+	for i := 0; i < len(ops); i++ {
+		op, r := &ops[i], &res.Ops[i]
+		switch op.Kind {
+		case tao.ObjRead:
+			fills = append(fills, fill{cacheKey(op), found(r, basis)})
+			objects++
+		case tao.EdgeCountRead:
+			fills = append(fills, fill{cacheKey(op), entry{outcome: tao.OK, rows: r.Rows, basis: basis}})
+			lists++
+			// The members follow their count; all found and as many as
+			// the count: no other edge is in the list.
+			j, all := i+1, true
+			for ; j < len(ops) && ops[j].Kind == tao.EdgePointRead && ops[j].Type == op.Type; j++ {
+				fills = append(fills, fill{cacheKey(&ops[j]), found(&res.Ops[j], basis)})
+				all = all && res.Ops[j].Found
+				edges++
+			}
+			if all && r.Rows == j-i-1 {
+				fills = append(fills, fill{completeKey(op.ID1, op.Type), entry{outcome: tao.NotFound, basis: basis}})
+				complete++
+			}
+			i = j - 1
+		}
+	}
+	err := p.s.tao.putAll(ctx, p.x.ns, fills)
+	if err != nil && ctx.Err() == nil {
+		err = p.s.tao.putAll(ctx, p.x.ns, fills)
+	}
+	if err != nil {
+		if ctx.Err() == nil {
+			p.stats.errors.Add(1)
+		}
+		return
+	}
+	p.stats.objects.Add(objects)
+	p.stats.edges.Add(edges)
+	p.stats.lists.Add(lists)
+	p.stats.complete.Add(complete)
+}
+
+type fill struct {
+	k key
+	e entry
+}
+
+// found is the entry of a point read's answer, as a fill would store it.
+func found(r *tao.OpResult, basis int64) entry {
+	e := entry{outcome: tao.NotFound, found: r.Found, version: r.Version, rows: r.Rows, basis: basis}
+	if r.Found {
+		e.outcome = tao.OK
+	}
+	return e
+}
+
+// completeKey is the field of list (id1, typ)'s hash that says the list's
+// members are all cached: a point read of any other edge finds none.
+func completeKey(id1 int64, typ tao.EdgeType) key {
+	return key{kind: 'a', id1: id1, typ: typ}
+}
