@@ -149,7 +149,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, setP
 // stderr, so results can be piped while a person watches.
 type env struct {
 	stdout, stderr io.Writer
-	launched       time.Time // for "first request issued ... after start"
+	launched       time.Time // the command's start: "first request issued ... after start", the load's wall clock
 	// startProcs is the GOMAXPROCS the command started with; setProcs,
 	// when set (by main only), sizes it to a run (sizeProcs).
 	startProcs int
