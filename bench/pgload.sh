@@ -187,10 +187,13 @@ C=${PREFIX}_resume
 createdb "$C"
 "$TB" load --db "$(url "$C")" --workload o --edges "$EDGES" --load-threads "$THREADS" >"$WORK/load.out" 2>"$WORK/load.err" &
 LOADER=$!
-for _ in $(seq 300); do # until rows stream in (progress lines come every second)
-	grep -q 'load: *[0-9]*% [1-9][0-9]* rows' "$WORK/load.err" && break
+# Until rows are in and the indexes dropped, read from the catalog and the
+# tables (progress lines come every 10 s off a terminal, after the rows of
+# a fast load are all in).
+for _ in $(seq 600); do
+	[[ $(sql "$C" "SELECT (SELECT count(*) FROM pg_indexes WHERE tablename IN ('objects', 'edges')) = 0 AND EXISTS (SELECT 1 FROM objects)" 2>/dev/null) == t ]] && break
 	kill -0 "$LOADER" 2>/dev/null || break
-	sleep 0.1
+	sleep 0.05
 done
 idx=$(sql "$C" "SELECT count(*) FROM pg_indexes WHERE tablename IN ('objects', 'edges')")
 kill -INT "$LOADER" 2>/dev/null || true
@@ -199,7 +202,9 @@ wait "$LOADER" || rc=$?
 LOADER=
 [[ $rc -eq 130 ]] || die "the load to interrupt ended with status $rc, not 130 (interrupted): use more EDGES so it runs longer; $(tail -2 "$WORK/load.err")"
 partial=$(sql "$C" "SELECT (SELECT count(*) FROM objects) + (SELECT count(*) FROM edges)")
-[[ $(sql "$C" "SELECT count(*) FROM taobench_meta") -eq 0 ]] || die "an interrupted load recorded its graph"
+# The load records its graph as loading before its first row, complete
+# after the last: interrupted, it must say loading.
+[[ $(sql "$C" "SELECT v FROM taobench_meta WHERE k = 'state'") == loading ]] || die "an interrupted load did not leave its graph recorded as loading"
 t0=$(now)
 "$TB" load --db "$(url "$C")" --workload o --edges "$EDGES" --load-threads "$THREADS" >"$WORK/load.out" 2>"$WORK/load2.err" ||
 	die "loading again after an interrupted load failed: $(tail -3 "$WORK/load2.err")"

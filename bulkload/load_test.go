@@ -522,3 +522,44 @@ func TestLoadProgress(t *testing.T) {
 		t.Errorf("elapsed %v did not come from the fake clock", res.Elapsed)
 	}
 }
+
+// The time a load reports runs from Options.Started, the command's start,
+// so that its rate is by wall clock from what the user waited through
+// (connecting, the schema); a Started after the load's own start, or none,
+// leaves the load's start.
+func TestLoadElapsedFromStarted(t *testing.T) {
+	g := testGraph(t, "o", 500)
+	base := time.Unix(1_700_000_000, 0)
+	for _, c := range []struct {
+		name    string
+		started time.Time
+		min     time.Duration // Elapsed at least
+		max     time.Duration // and less than
+	}{
+		{"none", time.Time{}, time.Second, time.Hour},
+		{"an hour before", base.Add(-time.Hour), time.Hour + time.Second, 2 * time.Hour},
+		{"after the load's start", base.Add(time.Hour), time.Second, time.Hour},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// A fake clock one second further at every reading, from base.
+			var ticks atomic.Int64
+			now := func() time.Time { return base.Add(time.Duration(ticks.Add(1)-1) * time.Second) }
+			var last bulkload.Progress
+			res, err := bulkload.Load(context.Background(), newMemDB(), g, meta(g), bulkload.Options{
+				Threads: 2, BatchRows: 50, Now: now, Started: c.started, Report: func(p bulkload.Progress) { last = p },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Elapsed < c.min || res.Elapsed >= c.max {
+				t.Errorf("elapsed %v; want from %v to under %v", res.Elapsed, c.min, c.max)
+			}
+			if !last.Done || last.Elapsed != res.Elapsed {
+				t.Errorf("final report %+v; want done with the load's elapsed %v", last, res.Elapsed)
+			}
+			if res.Index >= c.min && c.min >= time.Hour {
+				t.Errorf("index time %v counts the wait before the load", res.Index)
+			}
+		})
+	}
+}

@@ -47,7 +47,7 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	return s.Load(ctx, session.LoadSpec{Workload: w, Seed: *seed, Edges: gr.edges, Threads: gr.loadThreads, Drop: *drop, Part: ld})
+	return s.Load(ctx, session.LoadSpec{Workload: w, Seed: *seed, Edges: gr.edges, Threads: gr.loadThreads, Drop: *drop, Part: ld, Started: e.launched})
 }
 
 func cmdValidate(ctx context.Context, e *env, args []string) error {

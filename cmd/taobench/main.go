@@ -63,7 +63,12 @@ func badInput(format string, args ...any) error {
 func badInputErr(err error) error { return &exitError{exitBadInput, err} }
 
 func main() {
-	sysmon.Awake() // first: may re-execute; see internal/sysmon
+	// First: may re-execute; see internal/sysmon. Not for load, which is
+	// no closed-loop client: the second start-up (15 ms of CPU) would be
+	// part of its wall clock and nothing else.
+	if len(os.Args) < 2 || os.Args[1] != "load" {
+		sysmon.Awake()
+	}
 	// SIGINT (Ctrl-C) and SIGTERM cancel the context with the signal as its
 	// cause: the command ends early, reports what it measured, and exits
 	// 130 or 143. After the first signal a second one ends the process at once.
@@ -149,7 +154,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, setP
 // stderr, so results can be piped while a person watches.
 type env struct {
 	stdout, stderr io.Writer
-	launched       time.Time // for "first request issued ... after start"
+	launched       time.Time // the command's start: "first request issued ... after start", the load's wall clock
 	// startProcs is the GOMAXPROCS the command started with; setProcs,
 	// when set (by main only), sizes it to a run (sizeProcs).
 	startProcs int

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,10 @@ type dialect struct {
 	dropForLoad    []string
 	buildAfterLoad [][]string
 	analyze        []string
+	// afterLoad, where set, is what a load into empty tables ends with in
+	// place of buildAfterLoad then analyze: chains run at the same time,
+	// each its phases in order (finishChains).
+	afterLoad [][][]string
 	// insertIgnore is the multi-row insert prefix that skips duplicate keys;
 	// ignoreSuffix ends it.
 	insertIgnore string
@@ -171,6 +176,19 @@ func postgresDialect() *dialect {
 		{"ALTER TABLE edges ADD CONSTRAINT edges_pkey PRIMARY KEY USING INDEX edges_pkey"},
 	}
 	d.analyze = []string{"ANALYZE objects", "ANALYZE edges"}
+	// The same statements, as one chain per table run side by side, so
+	// that the second core is busy while a table's indexes build: the
+	// load's end was four phases and two ANALYZEs one after another, half
+	// of it on one core. Within a table, ANALYZE (a SHARE UPDATE EXCLUSIVE
+	// lock) and CREATE INDEX (SHARE) exclude each other; ANALYZE edges
+	// goes first, beside the objects chain. Its statistics do not depend
+	// on the indexes (none is on an expression; CREATE INDEX records the
+	// index's own size). edges_pkey still comes after the other edges
+	// indexes (planOrder).
+	d.afterLoad = [][][]string{
+		{{"ANALYZE edges"}, d.buildAfterLoad[0], {d.buildAfterLoad[1][1]}, d.buildAfterLoad[3]},
+		{{d.buildAfterLoad[1][0]}, d.buildAfterLoad[2], {"ANALYZE objects"}},
+	}
 	d.insertIgnore = "INSERT INTO "
 	d.ignoreSuffix = " ON CONFLICT DO NOTHING"
 	d.reserveRun = "UPDATE taobench_counter SET n = n + 1 WHERE name = 'run' RETURNING n"
@@ -335,4 +353,13 @@ func inverseCase(col string) string {
 	}
 	b.WriteString(" END)")
 	return b.String()
+}
+
+// finishChains returns what a load into empty tables ends with: afterLoad,
+// or else one chain, buildAfterLoad's phases then analyze.
+func (d *dialect) finishChains() [][][]string {
+	if d.afterLoad != nil {
+		return d.afterLoad
+	}
+	return [][][]string{append(slices.Clone(d.buildAfterLoad), d.analyze)}
 }

@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -150,6 +151,9 @@ func (db *DB) createRacing(ctx context.Context, q querier, stmt string) (int64, 
 
 // Setup creates the tables where absent; with drop it first drops them.
 func (db *DB) Setup(ctx context.Context, drop bool) error {
+	if db.setupAtOnce(ctx, drop) {
+		return nil
+	}
 	var inner error // fn's error, already worded
 	err := db.b.ddl(ctx, false, func(q querier) error {
 		inner = db.setup(ctx, q, drop)
@@ -165,6 +169,37 @@ func (db *DB) Setup(ctx context.Context, drop bool) error {
 		db.b.reset()
 	}
 	return nil
+}
+
+// setupAtOnce runs Setup's statements on PostgreSQL as one multi-statement
+// query, one transaction: one round trip and one commit (one WAL flush) in
+// place of one of each per statement, most of a fresh load's setup. It
+// reports false, having changed nothing, when any statement failed: a race
+// with another process setting up the same database, a kin of PostgreSQL
+// that refuses CREATE STATISTICS, a read-only server; Setup then runs them
+// one by one, which handles each case and words its error.
+func (db *DB) setupAtOnce(ctx context.Context, drop bool) bool {
+	if db.d.name != "postgres" {
+		return false
+	}
+	var stmts []string
+	if drop {
+		for _, t := range []string{"edges", "objects", "taobench_meta", "taobench_counter"} {
+			stmts = append(stmts, "DROP TABLE IF EXISTS "+t)
+		}
+	}
+	stmts = append(stmts, db.d.schema...)
+	err := db.b.ddl(ctx, true, func(q querier) error {
+		_, err := q.execSQL(ctx, strings.Join(stmts, ";\n"))
+		return err
+	})
+	if err != nil {
+		return false
+	}
+	if drop {
+		db.b.reset()
+	}
+	return true
 }
 
 // setup runs Setup's statements.
@@ -675,20 +710,39 @@ func (db *DB) NewLoader(ctx context.Context) (store.Loader, error) {
 
 // EndLoad rebuilds what BeginLoad dropped and refreshes the statistics.
 func (db *DB) EndLoad(ctx context.Context) error {
+	// After a load into indexes only the statistics are refreshed.
+	chains := [][][]string{{db.d.analyze}}
 	if db.fast.Swap(false) {
-		if err := db.b.buildIndexes(ctx, db.d.buildAfterLoad); err != nil {
-			return fmt.Errorf("%s: building indexes after the load: %w%s", db.name, err, db.ddlHint(err))
-		}
+		chains = db.d.finishChains()
 	}
-	for _, s := range db.d.analyze {
-		if err := db.b.ddl(ctx, false, func(q querier) error { return execDDL(ctx, q, s) }); err != nil {
-			return fmt.Errorf("%s: %s: %w%s", db.name, s, err, db.ddlHint(err))
-		}
+	if err := db.runChains(ctx, chains); err != nil {
+		return fmt.Errorf("%s: building indexes and statistics after the load: %w%s", db.name, err, db.ddlHint(err))
 	}
 	if err := db.b.loading(ctx, false); err != nil {
 		return fmt.Errorf("%s: restoring the session after the load: %w", db.name, err)
 	}
 	return nil
+}
+
+// runChains runs the chains at once, each with buildIndexes (its phases in
+// order), and returns their errors joined. A chain that fails
+// does not stop the others: each statement ends by itself, and the load is
+// run again either way.
+func (db *DB) runChains(ctx context.Context, chains [][][]string) error {
+	if len(chains) == 1 {
+		return db.b.buildIndexes(ctx, chains[0])
+	}
+	errs := make([]error, len(chains))
+	var wg sync.WaitGroup
+	for i, c := range chains {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = db.b.buildIndexes(ctx, c)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // objectArgs and edgeArgs append the bind values of rows for a multi-row insert.

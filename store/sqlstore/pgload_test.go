@@ -1,0 +1,115 @@
+package sqlstore
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/taobench/taobench/internal/testenv"
+	"github.com/taobench/taobench/store"
+)
+
+// openPG opens a fresh PostgreSQL database with a pool of one connection,
+// so that what a loader leaves on its connection is what the next user of
+// the pool gets.
+func openPG(t *testing.T) (*DB, *pgxpool.Pool) {
+	t.Helper()
+	raw := testenv.FreshPostgres(t, testenv.PostgresURL(t))
+	sep := "?"
+	if strings.Contains(raw, "?") {
+		sep = "&"
+	}
+	s, err := store.Default.Open(context.Background(), raw+sep+"pool_max_conns=1", store.Options{Clients: 1})
+	if err != nil {
+		t.Fatalf("open %s: %v", store.Redact(raw), err)
+	}
+	t.Cleanup(func() { s.Close() })
+	db := s.(*DB)
+	return db, db.b.(*pgBackend).pool
+}
+
+func show(t *testing.T, pool *pgxpool.Pool, setting string) string {
+	t.Helper()
+	var v string
+	if err := pool.QueryRow(context.Background(), "SHOW "+setting).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// A loader's commits do not wait for the WAL flush, and the connection it
+// gives back to the pool waits again: a request's commit must be durable.
+func TestPGLoaderSynchronousCommit(t *testing.T) {
+	db, pool := openPG(t)
+	ctx := context.Background()
+	if err := db.Setup(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if v := show(t, pool, "synchronous_commit"); v != "on" {
+		t.Fatalf("synchronous_commit %q before the load; want on (the server's default)", v)
+	}
+	l, err := db.NewLoader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v string
+	if err := l.(*pgLoader).conn.QueryRow(ctx, "SHOW synchronous_commit").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	if v != "off" {
+		t.Errorf("the loader's synchronous_commit is %q; want off", v)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if v := show(t, pool, "synchronous_commit"); v != "on" {
+		t.Errorf("synchronous_commit %q on the pool's connection after the loader closed; want on", v)
+	}
+}
+
+// Setup's one transaction creates the whole schema, again harmlessly, and
+// with drop empties the tables; when a statement fails it changes nothing
+// and reports false, and Setup's statement-by-statement path words the error.
+func TestPGSetupAtOnce(t *testing.T) {
+	db, pool := openPG(t)
+	ctx := context.Background()
+	for i := range 2 {
+		if !db.setupAtOnce(ctx, false) {
+			t.Fatalf("setup %d in one transaction failed", i+1)
+		}
+	}
+	if vs, err := db.missingIndexes(ctx); err != nil || len(vs) > 0 {
+		t.Fatalf("after setup: %+v, %v", vs, err)
+	}
+	var stats int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM pg_statistic_ext WHERE stxname = 'edges_id1_type'").Scan(&stats); err != nil || stats != 1 {
+		t.Fatalf("extended statistics objects: %d, %v; want 1", stats, err)
+	}
+	if _, err := pool.Exec(ctx, "INSERT INTO objects (id, timestamp, value, version) VALUES (1, 1, 'v', 1)"); err != nil {
+		t.Fatal(err)
+	}
+	if !db.setupAtOnce(ctx, true) {
+		t.Fatal("setup with drop in one transaction failed")
+	}
+	var n int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM objects").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("%d objects after setup with drop, %v; want 0", n, err)
+	}
+
+	// A counter table of another shape: the schema's insert into it fails.
+	if _, err := pool.Exec(ctx, "DROP TABLE edges, objects, taobench_meta, taobench_counter; CREATE TABLE taobench_counter (x INT)"); err != nil {
+		t.Fatal(err)
+	}
+	if db.setupAtOnce(ctx, false) {
+		t.Fatal("setup in one transaction succeeded over a counter table of another shape")
+	}
+	var tables int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM pg_tables WHERE tablename IN ('objects', 'edges', 'taobench_meta')").Scan(&tables); err != nil || tables != 0 {
+		t.Errorf("%d of the schema's tables left by the failed transaction, %v; want none", tables, err)
+	}
+	if err := db.Setup(ctx, false); err == nil {
+		t.Error("Setup succeeded over a counter table of another shape")
+	}
+}
