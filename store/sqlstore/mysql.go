@@ -124,7 +124,6 @@ func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.C
 	// function unless tidb_enable_noop_functions is on); its plain
 	// transaction already reads one snapshot, at its start timestamp.
 	b.plainReadTx = b.tidb
-	b.mariadb = strings.Contains(version, "MariaDB")
 	product := mysqlProduct(version, !b.tidb && galeraOn(pctx, pool))
 	return &DB{d: b.d, b: b, name: name, notes: notes, product: product}, nil
 }
