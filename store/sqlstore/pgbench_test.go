@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/taobench/taobench/internal/testenv"
@@ -16,7 +17,11 @@ import (
 // "The driver's CPU per request").
 //
 //	go test -run XXX -bench PostgresRequest -benchmem ./store/sqlstore/
+//
+// TAOBENCH_BENCH_NOWATCH=1 leaves the request's context to pgx's own
+// per-query watch, for comparison.
 func BenchmarkPostgresRequest(b *testing.B) {
+	noWatch := os.Getenv("TAOBENCH_BENCH_NOWATCH") != ""
 	raw := testenv.FreshPostgres(b, testenv.PostgresURL(b))
 	s, err := store.Default.Open(context.Background(), raw, store.Options{Clients: 1})
 	if err != nil {
@@ -63,6 +68,11 @@ func BenchmarkPostgresRequest(b *testing.B) {
 			var res tao.Result
 			ctx, cancel := context.WithCancel(ctx) // a context that can end, as the run's
 			defer cancel()
+			if w, ok := db.(interface {
+				WatchContext(context.Context) func()
+			}); ok && !noWatch {
+				defer w.WatchContext(ctx)() // as the run does
+			}
 			b.ReportAllocs()
 			for b.Loop() {
 				req.Ops[0] = k.op(1 + rng.Int64N(n))

@@ -46,6 +46,8 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 	if _, set := cfg.ConnConfig.RuntimeParams["lock_timeout"]; !set {
 		cfg.ConnConfig.RuntimeParams["lock_timeout"] = "1s"
 	}
+	watch := &pgWatch{}
+	cfg.ConnConfig.DialFunc = watch.dial(cfg.ConnConfig.DialFunc)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", name, scrub(err.Error(), pw))
@@ -71,8 +73,8 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 			}
 		}
 	}
-	b := &pgBackend{d: postgresDialect(), pool: pool}
-	b.autoQ = pgQ{d: b.d, r: pool}
+	b := &pgBackend{d: postgresDialect(), pool: pool, watch: watch}
+	b.autoQ = pgQ{d: b.d, r: &watchedPool{pool: pool, w: watch}}
 	var version string
 	if err := pool.QueryRow(pctx, "SELECT version()").Scan(&version); err != nil {
 		pool.Close()
@@ -89,7 +91,10 @@ type pgBackend struct {
 	autoQ pgQ
 	// noArrays: the server did not understand pgReadTxn (pipeline.go).
 	noArrays atomic.Bool
+	watch *pgWatch // the run's context, watched once (pgwatch.go)
 }
+
+func (b *pgBackend) watchContext(ctx context.Context) func() { return b.watch.watch(ctx) }
 
 func (b *pgBackend) auto() querier { return &b.autoQ }
 func (b *pgBackend) close()        { b.pool.Close() }
