@@ -91,7 +91,7 @@ type pgBackend struct {
 	autoQ pgQ
 	// noArrays: the server did not understand pgReadTxn (pipeline.go).
 	noArrays atomic.Bool
-	watch *pgWatch // the run's context, watched once (pgwatch.go)
+	watch    *pgWatch // the run's context, watched once (pgwatch.go)
 }
 
 func (b *pgBackend) watchContext(ctx context.Context) func() { return b.watch.watch(ctx) }
