@@ -234,6 +234,17 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	// cancelled so a stalled database cannot hang the run.
 	execCtx, cancel := context.WithDeadline(ctx, b.end.Add(cfg.Drain))
 	defer cancel()
+	// Without a request timeout every request carries execCtx: a store
+	// that can watches it once, not per query (sqlstore's WatchContext).
+	if cfg.Timeout <= 0 {
+		watched := map[store.Store]bool{}
+		for _, c := range clients {
+			if w, ok := c.st.(contextWatcher); ok && !watched[c.st] {
+				watched[c.st] = true
+				defer w.WatchContext(execCtx)()
+			}
+		}
+	}
 
 	// A client reports on ended when its loop ends, unless Do abandoned it.
 	ended := make(chan struct{}, len(clients))
@@ -395,6 +406,12 @@ func ExperimentSeed(seed uint64, i int) uint64 {
 
 // bounds are the fixed instants of an experiment: requests that start before
 // measure are warmup, requests that would start at or after end are not issued.
+// contextWatcher is a store that can end its requests under a context
+// when the context ends, watching it once.
+type contextWatcher interface {
+	WatchContext(ctx context.Context) func()
+}
+
 type bounds struct {
 	measure, end time.Time
 	sched        *schedule // open loop; nil in closed loop

@@ -8,7 +8,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taobench/taobench/tao"
 )
@@ -41,7 +40,7 @@ import (
 // readTxn runs a read-only transaction in one round trip: as one
 // statement when it can, else as one batch.
 func (b *pgBackend) readTxn(ctx context.Context, db *DB, req *tao.Request, res *tao.Result) bool {
-	if !b.noArrays.Load() && arrayReadTxn(ctx, b.pool, db, req, res, &b.noArrays) {
+	if !b.noArrays.Load() && arrayReadTxn(ctx, b.autoQ.r, db, req, res, &b.noArrays) {
 		return true
 	}
 	return b.batchReadTxn(ctx, db, req, res)
@@ -248,7 +247,7 @@ func grow[T any](s []T, n int) []T {
 // kind of read, and, having set unsupported, when the server does not
 // understand the statement (a PostgreSQL kin without multi-argument unnest
 // or LATERAL): the reads then go as a batch, now and from then on.
-func arrayReadTxn(ctx context.Context, pool *pgxpool.Pool, db *DB, req *tao.Request, res *tao.Result, unsupported *atomic.Bool) bool {
+func arrayReadTxn(ctx context.Context, pool pgRunner, db *DB, req *tao.Request, res *tao.Result, unsupported *atomic.Bool) bool {
 	q := readsPool.Get().(*pgReads)
 	defer readsPool.Put(q)
 	q.reset()

@@ -2,6 +2,7 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/url"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taobench/taobench/store"
@@ -44,6 +46,8 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 	if _, set := cfg.ConnConfig.RuntimeParams["lock_timeout"]; !set {
 		cfg.ConnConfig.RuntimeParams["lock_timeout"] = "1s"
 	}
+	watch := &pgWatch{}
+	cfg.ConnConfig.DialFunc = watch.dial(cfg.ConnConfig.DialFunc)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", name, scrub(err.Error(), pw))
@@ -69,8 +73,8 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 			}
 		}
 	}
-	b := &pgBackend{d: postgresDialect(), pool: pool}
-	b.autoQ = pgQ{d: b.d, r: pool}
+	b := &pgBackend{d: postgresDialect(), pool: pool, watch: watch}
+	b.autoQ = pgQ{d: b.d, r: &watchedPool{pool: pool, w: watch}}
 	var version string
 	if err := pool.QueryRow(pctx, "SELECT version()").Scan(&version); err != nil {
 		pool.Close()
@@ -87,7 +91,10 @@ type pgBackend struct {
 	autoQ pgQ
 	// noArrays: the server did not understand pgReadTxn (pipeline.go).
 	noArrays atomic.Bool
+	watch    *pgWatch // the run's context, watched once (pgwatch.go)
 }
+
+func (b *pgBackend) watchContext(ctx context.Context) func() { return b.watch.watch(ctx) }
 
 func (b *pgBackend) auto() querier { return &b.autoQ }
 func (b *pgBackend) close()        { b.pool.Close() }
@@ -210,17 +217,42 @@ func (q *pgQ) first(ctx context.Context, s stmt, args ...any) (int64, bool, erro
 	if !rows.Next() {
 		return 0, false, rows.Err()
 	}
-	var v int64
-	if s.cols() == 1 {
-		err = rows.Scan(&v)
-	} else {
-		err = rows.Scan(&v, nil, nil) // nil skips a column
-	}
-	if err != nil {
-		return 0, false, err
+	v, ok := firstInt(rows)
+	if !ok {
+		if s.cols() == 1 {
+			err = rows.Scan(&v)
+		} else {
+			err = rows.Scan(&v, nil, nil) // nil skips a column
+		}
+		if err != nil {
+			return 0, false, err
+		}
 	}
 	rows.Close()
 	return v, true, rows.Err()
+}
+
+// firstInt decodes the current row's first column when it is a binary
+// integer, as PostgreSQL sends int2, int4 and int8 columns to a prepared
+// statement; ok is false for anything else (NULL included), which Scan
+// then decodes or refuses. Scan plans its decoding anew for every query (a
+// type-map lookup and two allocations, a tenth of a point read's client
+// work in pgx), and every statement first reads is one of these.
+func firstInt(rows pgx.Rows) (v int64, ok bool) {
+	fd, raw := rows.FieldDescriptions(), rows.RawValues()
+	if len(fd) == 0 || len(raw) == 0 || fd[0].Format != pgx.BinaryFormatCode || raw[0] == nil {
+		return 0, false
+	}
+	b := raw[0]
+	switch {
+	case fd[0].DataTypeOID == pgtype.Int8OID && len(b) == 8:
+		return int64(binary.BigEndian.Uint64(b)), true
+	case fd[0].DataTypeOID == pgtype.Int4OID && len(b) == 4:
+		return int64(int32(binary.BigEndian.Uint32(b))), true
+	case fd[0].DataTypeOID == pgtype.Int2OID && len(b) == 2:
+		return int64(int16(binary.BigEndian.Uint16(b))), true
+	}
+	return 0, false
 }
 
 func (q *pgQ) count(ctx context.Context, s stmt, args ...any) (int, error) {

@@ -123,6 +123,19 @@ func (db *DB) Notes() []string { return append([]string(nil), db.notes...) }
 var _ store.Database = (*DB)(nil)
 
 // Close releases the connections.
+// WatchContext has the store end its requests under ctx when ctx ends,
+// until the returned function is called, watching it once rather than per
+// query where the database's driver allows (PostgreSQL: pgwatch.go). The
+// run calls it with the context every request of the run carries.
+func (db *DB) WatchContext(ctx context.Context) func() {
+	if w, ok := db.b.(interface {
+		watchContext(context.Context) func()
+	}); ok {
+		return w.watchContext(ctx)
+	}
+	return func() {}
+}
+
 func (db *DB) Close() error {
 	db.b.close()
 	return nil
