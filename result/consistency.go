@@ -21,6 +21,10 @@ type Consistency struct {
 	// Prefill is what the tao tier was filled with from the database in
 	// the warmup (--cache ...?prefill=1), nil without prefill.
 	Prefill *Prefill
+	// CheckOnly: no tier stood before the database; the staleness
+	// checker ran alone, classing the database's reads (its self-check,
+	// in every run on a real database). Tiers[TierDB] holds them.
+	CheckOnly bool
 }
 
 // Prefill counts what a warmup's prefill of the tao tier stored: objects,
@@ -149,7 +153,9 @@ func mergeConsistency(a, b *Consistency) *Consistency {
 	if a == nil && b == nil {
 		return nil
 	}
-	m := &Consistency{}
+	// Checked alone only when every part was: a run's drivers share
+	// their flags, so the parts agree.
+	m := &Consistency{CheckOnly: (a == nil || a.CheckOnly) && (b == nil || b.CheckOnly)}
 	m.Merge(a)
 	m.Merge(b)
 	return m
@@ -162,8 +168,11 @@ type jsonConsistencyExperiment struct {
 }
 
 type jsonConsistency struct {
-	Tiers   map[string]jsonTier `json:"tiers"`
-	Prefill *jsonPrefill        `json:"prefill,omitempty"`
+	// CheckOnly: absent (false) in files written before taobench ran the
+	// checker without tiers.
+	CheckOnly bool                `json:"check_only"`
+	Tiers     map[string]jsonTier `json:"tiers"`
+	Prefill   *jsonPrefill        `json:"prefill,omitempty"`
 }
 
 type jsonPrefill struct {
@@ -204,7 +213,7 @@ func consistencyJSON(c *Consistency) (jsonConsistencyExperiment, error) {
 	if c == nil {
 		return jsonConsistencyExperiment{}, nil
 	}
-	x := &jsonConsistency{Tiers: map[string]jsonTier{}}
+	x := &jsonConsistency{CheckOnly: c.CheckOnly, Tiers: map[string]jsonTier{}}
 	if p := c.Prefill; p != nil {
 		x.Prefill = &jsonPrefill{p.Objects, p.Edges, p.Lists, p.Complete, p.Errors, p.Done, p.Took.Seconds()}
 	}
@@ -259,7 +268,7 @@ func consistencyFromJSON(x jsonConsistencyExperiment, e *Experiment) error {
 	if x.Consistency == nil {
 		return nil
 	}
-	c := &Consistency{}
+	c := &Consistency{CheckOnly: x.Consistency.CheckOnly}
 	for i := range c.Tiers {
 		name := tao.Tier(i).String()
 		t, ok := x.Consistency.Tiers[name]

@@ -78,9 +78,13 @@ func (o Options) Enabled() bool {
 
 // Store is a store.Store with read tiers in front of db.
 type Store struct {
-	db    store.Store // the primary; nil: replicas alone
-	csc   *csc        // nil: no client_cache tier
-	tao   *taoTier    // nil: no tao tier
+	db store.Store // the primary; nil: replicas alone
+	// plain: no cache and no replica, the staleness checker alone (its
+	// self-check, in every run on a real database): reads go straight
+	// to the database, as without the tiers, and are classed.
+	plain bool
+	csc   *csc     // nil: no client_cache tier
+	tao   *taoTier // nil: no tao tier
 	log   *commitLog
 	trace func(Read)
 	notes []string
@@ -145,6 +149,7 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 	for _, r := range opts.Replicas {
 		s.reps = append(s.reps, &replica{st: r})
 	}
+	s.plain = !opts.Enabled()
 	s.exp.Store(s.newExperiment(0, 0, 0, 0))
 	var bg context.Context
 	bg, s.stop = context.WithCancel(context.WithoutCancel(ctx))
@@ -244,6 +249,7 @@ func (s *Store) EndExperiment() *result.Consistency {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.c
+	c.CheckOnly = s.plain
 	for i := range c.Tiers {
 		t := &c.Tiers[i]
 		t.Latency, t.Age = orNew(t.Latency).Clone(), orNew(t.Age).Clone()
@@ -271,11 +277,13 @@ func orNew(s *metrics.Series) *metrics.Series {
 // Exec runs a write on the database and then invalidates the tao tier; a
 // single read goes through the tiers; a read transaction goes to the
 // database, the one tier that answers several keys at one point in time.
+// Without tiers (plain) every read goes to the database as a transaction
+// does.
 func (s *Store) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
 	switch {
 	case req.Class == tao.Write || req.Class == tao.WriteTxn:
 		s.write(ctx, req, res)
-	case req.Class == tao.Read && len(req.Ops) == 1:
+	case req.Class == tao.Read && len(req.Ops) == 1 && !s.plain:
 		s.read(ctx, req, res)
 	default:
 		s.readTxn(ctx, req, res)
@@ -302,7 +310,9 @@ func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
 	if res.Outcome != tao.OK {
 		return // rolled back: nothing changed
 	}
-	var changed, invalid []key
+	// On the stack for the usual write (no garbage per request).
+	var cbuf, ibuf [8]key
+	changed, invalid := cbuf[:0], ibuf[:0]
 	for i := range req.Ops {
 		if !req.Ops[i].Kind.IsRead() && i < len(res.Ops) {
 			changed, invalid = written(&req.Ops[i], &res.Ops[i], changed, invalid)
@@ -430,14 +440,63 @@ func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) 
 	begin := time.Now()
 	db, rep := s.reader()
 	db.Exec(ctx, req, res)
+	ret := time.Now()
 	tr := trace{drawn: req.Tier, served: tao.TierDB, replica: rep}
+	if s.plain {
+		tr.drawn = tao.NumTiers // read_tiers not applied: nothing drawn
+	}
 	tr.looked[tao.TierDB] = rep == nil
 	tr.answered = res.Outcome == tao.OK || res.Outcome == tao.NotFound
 	tr.hit[tao.TierDB] = tr.answered && rep == nil
-	res.Served, res.Tiered = tao.TierDB, tr.answered && rep == nil
-	// Fresh from the primary: it answered after the read began. A
-	// replica's transaction is not classed (docs/tiers.md).
-	x.record(&tr, begin, time.Since(begin))
+	if !s.plain {
+		res.Served, res.Tiered = tao.TierDB, tr.answered && rep == nil
+	}
+	x.record(&tr, begin, ret.Sub(begin))
+	if tr.answered {
+		s.judgeTxn(x, req, res, rep, begin.UnixNano(), ret.UnixNano())
+	}
+}
+
+// judgeTxn classes each read op of a read the database tier answered,
+// the request counting once, stale when any of its ops is (the oldest
+// age). The primary's answer has its return as basis, so it cannot be
+// stale unless the checker is wrong (the self-check); a replica's waits
+// for its basis from the heartbeat, as a single read's does.
+func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, rep *replica, begin, ret int64) {
+	n := min(len(req.Ops), len(res.Ops))
+	async := s.shared != nil || (rep != nil && s.hb != nil)
+	var agg *txnJudge
+	if n > 1 && async {
+		agg = &txnJudge{}
+		agg.left.Store(int32(n))
+	}
+	var stale bool
+	var age int64
+	for i := range n {
+		j := judged{x: x, op: req.Ops[i], r: res.Ops[i], served: tao.TierDB, replica: rep != nil,
+			basis: ret, begin: begin, logNS: x.logNS, txn: agg}
+		switch {
+		case rep != nil && s.hb != nil:
+			rep.wait(pendingRead{j: j, ret: ret})
+		case n == 1 || async:
+			s.judge(j)
+		default: // classed here, counted once below
+			st, a := s.log.stale(logKey(&j.op), j.basis, j.begin)
+			s.show(&j, st, a)
+			stale, age = stale || st, max(age, a)
+		}
+	}
+	if n > 1 && !async {
+		s.count(x, tao.TierDB, rep != nil, begin, stale, age)
+	}
+}
+
+// txnJudge gathers the classes of a read transaction's ops classed off
+// the request path: the last one counts the request.
+type txnJudge struct {
+	left  atomic.Int32
+	stale atomic.Bool
+	age   atomic.Int64
 }
 
 var errNoPrimary = errors.New("a write with replicas alone: give the primary with --db")
@@ -510,21 +569,44 @@ func (s *Store) judge(j judged) {
 }
 
 // decide counts a classed read (when it began in its experiment's
-// measured window) and shows it to the trace.
+// measured window) and shows it to the trace; a read transaction's op
+// counts with its request's last.
 func (s *Store) decide(j *judged, stale bool, age int64) {
-	if stale && j.x.in(j.begin) {
-		j.x.mu.Lock()
-		t := &j.x.c.Tiers[j.served]
-		if j.replica {
-			t = j.x.replica()
+	s.show(j, stale, age)
+	if t := j.txn; t != nil {
+		if stale {
+			t.stale.Store(true)
+			for a := t.age.Load(); age > a && !t.age.CompareAndSwap(a, age); a = t.age.Load() {
+			}
 		}
-		t.Stale++
-		q := t.Second(j.x.second(j.begin))
-		q.Stale, q.MaxAge = q.Stale+1, max(q.MaxAge, time.Duration(age))
-		t.Age = orNew(t.Age)
-		t.Age.Record(time.Duration(age))
-		j.x.mu.Unlock()
+		if t.left.Add(-1) != 0 {
+			return
+		}
+		stale, age = t.stale.Load(), t.age.Load()
 	}
+	s.count(j.x, j.served, j.replica, j.begin, stale, age)
+}
+
+// count counts a stale read that began at begin in x's measured window.
+func (s *Store) count(x *experiment, served tao.Tier, replica bool, begin int64, stale bool, age int64) {
+	if !stale || !x.in(begin) {
+		return
+	}
+	x.mu.Lock()
+	t := &x.c.Tiers[served]
+	if replica {
+		t = x.replica()
+	}
+	t.Stale++
+	q := t.Second(x.second(begin))
+	q.Stale, q.MaxAge = q.Stale+1, max(q.MaxAge, time.Duration(age))
+	t.Age = orNew(t.Age)
+	t.Age.Record(time.Duration(age))
+	x.mu.Unlock()
+}
+
+// show shows a classed read op to the trace.
+func (s *Store) show(j *judged, stale bool, age int64) {
 	if s.trace != nil {
 		s.trace(Read{Op: j.op, Result: j.r, Served: j.served, Replica: j.replica, Basis: time.Unix(0, j.basis),
 			Begin: time.Unix(0, j.begin), Stale: stale, Age: time.Duration(age)})
