@@ -83,6 +83,9 @@ type Store struct {
 	// self-check, in every run on a real database): reads go straight
 	// to the database, as without the tiers, and are classed.
 	plain bool
+	// base is when Open ran (with the monotonic clock): the checker
+	// alone takes its instants from it (now), one clock reading each.
+	base time.Time
 	csc   *csc     // nil: no client_cache tier
 	tao   *taoTier // nil: no tao tier
 	log   *commitLog
@@ -109,6 +112,29 @@ type experiment struct {
 	prefill      sync.WaitGroup
 	mu           sync.Mutex
 	c            result.Consistency
+	// chk are the database's reads with the checker alone, in shards
+	// so that clients seldom wait for one another; EndExperiment adds
+	// them to c.
+	chk [chkShards]chkShard
+}
+
+const chkShards = 16
+
+type chkShard struct {
+	mu sync.Mutex
+	t  result.TierStats
+	_  [64]byte // a cache line of its own
+}
+
+// now is the instant (Unix ns): with the checker alone, the wall clock at
+// Open plus the monotonic time since, one clock reading instead of two
+// (no other process compares these instants); else the wall clock, which
+// other processes share.
+func (s *Store) now() int64 {
+	if s.plain {
+		return s.base.UnixNano() + int64(time.Since(s.base))
+	}
+	return time.Now().UnixNano()
 }
 
 // replica returns the replicas' figures; x.mu is held.
@@ -149,7 +175,7 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 	for _, r := range opts.Replicas {
 		s.reps = append(s.reps, &replica{st: r})
 	}
-	s.plain = !opts.Enabled()
+	s.plain, s.base = !opts.Enabled(), time.Now()
 	s.exp.Store(s.newExperiment(0, 0, 0, 0))
 	var bg context.Context
 	bg, s.stop = context.WithCancel(context.WithoutCancel(ctx))
@@ -255,6 +281,12 @@ func (s *Store) EndExperiment() *result.Consistency {
 		t.Latency, t.Age = orNew(t.Latency).Clone(), orNew(t.Age).Clone()
 		t.Seconds = slices.Clone(t.Seconds)
 	}
+	for i := range x.chk { // after the clones: c shares nothing with x
+		q := &x.chk[i]
+		q.mu.Lock()
+		c.Merge(&result.Consistency{Tiers: [tao.NumTiers]result.TierStats{tao.TierDB: q.t}})
+		q.mu.Unlock()
+	}
 	if len(s.reps) > 0 {
 		r := result.TierStats{}
 		if c.Replica != nil {
@@ -283,7 +315,9 @@ func (s *Store) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
 	switch {
 	case req.Class == tao.Write || req.Class == tao.WriteTxn:
 		s.write(ctx, req, res)
-	case req.Class == tao.Read && len(req.Ops) == 1 && !s.plain:
+	case s.plain:
+		s.check(ctx, req, res)
+	case req.Class == tao.Read && len(req.Ops) == 1:
 		s.read(ctx, req, res)
 	default:
 		s.readTxn(ctx, req, res)
@@ -304,9 +338,9 @@ func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
 		res.Outcome, res.Err = tao.Error, errNoPrimary
 		return
 	}
-	start := time.Now().UnixNano()
+	start := s.now()
 	s.db.Exec(ctx, req, res)
-	end := time.Now().UnixNano()
+	end := s.now()
 	if res.Outcome != tao.OK {
 		return // rolled back: nothing changed
 	}
@@ -442,19 +476,55 @@ func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) 
 	db.Exec(ctx, req, res)
 	ret := time.Now()
 	tr := trace{drawn: req.Tier, served: tao.TierDB, replica: rep}
-	if s.plain {
-		tr.drawn = tao.NumTiers // read_tiers not applied: nothing drawn
-	}
 	tr.looked[tao.TierDB] = rep == nil
 	tr.answered = res.Outcome == tao.OK || res.Outcome == tao.NotFound
 	tr.hit[tao.TierDB] = tr.answered && rep == nil
-	if !s.plain {
-		res.Served, res.Tiered = tao.TierDB, tr.answered && rep == nil
-	}
+	res.Served, res.Tiered = tao.TierDB, tr.answered && rep == nil
 	x.record(&tr, begin, ret.Sub(begin))
 	if tr.answered {
 		s.judgeTxn(x, req, res, rep, begin.UnixNano(), ret.UnixNano())
 	}
+}
+
+// check runs a read on the database with the checker alone, as it would
+// run without it, and classes each of its ops against the commit log: the
+// request counts once, stale when any op is. The database answered after
+// the read began, so none can be: the self-check of the checker.
+func (s *Store) check(ctx context.Context, req *tao.Request, res *tao.Result) {
+	x := s.exp.Load()
+	begin := s.now()
+	s.db.Exec(ctx, req, res)
+	ret := s.now()
+	if res.Outcome != tao.OK && res.Outcome != tao.NotFound {
+		return
+	}
+	var stale bool
+	var age int64
+	for i := range min(len(req.Ops), len(res.Ops)) {
+		st, a := s.log.stale(logKey(&req.Ops[i]), ret, begin)
+		stale, age = stale || st, max(age, a)
+		if s.trace != nil {
+			s.show(&judged{op: req.Ops[i], r: res.Ops[i], served: tao.TierDB, basis: ret, begin: begin}, st, a)
+		}
+	}
+	if !x.in(begin) {
+		return
+	}
+	q := &x.chk[uint64(begin)%chkShards]
+	q.mu.Lock()
+	t := &q.t
+	t.Lookups, t.Hits, t.Served = t.Lookups+1, t.Hits+1, t.Served+1
+	t.Latency = orNew(t.Latency)
+	t.Latency.Record(time.Duration(ret - begin))
+	sec := t.Second(x.second(begin))
+	sec.Served++
+	if stale {
+		t.Stale++
+		sec.Stale, sec.MaxAge = sec.Stale+1, max(sec.MaxAge, time.Duration(age))
+		t.Age = orNew(t.Age)
+		t.Age.Record(time.Duration(age))
+	}
+	q.mu.Unlock()
 }
 
 // judgeTxn classes each read op of a read the database tier answered,
