@@ -85,7 +85,7 @@ type Store struct {
 	plain bool
 	// base is when Open ran (with the monotonic clock): the checker
 	// alone takes its instants from it (now), one clock reading each.
-	base time.Time
+	base  time.Time
 	csc   *csc     // nil: no client_cache tier
 	tao   *taoTier // nil: no tao tier
 	log   *commitLog
