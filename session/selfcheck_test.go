@@ -13,6 +13,7 @@ import (
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/tier"
 )
 
 // selfCheck is the experiment's self-check row, nil when it has none.
@@ -84,7 +85,7 @@ func TestSelfCheckInEveryRun(t *testing.T) {
 		t.Fatalf("Merge: %v, rows lost: %v", err, lost)
 	}
 	x := m.Experiments[0]
-	if r := selfCheck(x); r == nil || r.Verdict != result.Pass || r.N != served || !x.Consistency.CheckOnly {
+	if r := selfCheck(x); r == nil || r.Verdict != result.Pass || r.N != served || !x.Consistency.CheckOnly || x.Consistency.CheckEvery != tier.CheckEvery {
 		t.Errorf("merged self-check %+v (check-only %v); want passed on the %d reads of both drivers", r, x.Consistency.CheckOnly, served)
 	}
 	x.Consistency.Tiers[tao.TierDB].Stale = 1

@@ -2,6 +2,7 @@ package tier
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,6 +28,10 @@ func TestSelfCheckRowFailsOnDamagedChecker(t *testing.T) {
 			res.Ops[i] = tao.OpResult{Found: true, Version: 1}
 		}
 	}}
+	id := int64(7)
+	for !Sampled(&tao.Op{ID1: id}) { // a key in the checker's sample
+		id++
+	}
 	row := func(damage bool) result.FidelityRow {
 		s, err := Open(context.Background(), db, Options{})
 		if err != nil {
@@ -35,10 +40,10 @@ func TestSelfCheckRowFailsOnDamagedChecker(t *testing.T) {
 		now := time.Now()
 		s.BeginExperiment(1, 1, now.Add(-time.Second), now.Add(time.Hour))
 		if damage {
-			s.log.add(key{kind: 'o', id1: 7}, now.Add(time.Hour).UnixNano(), 0)
+			s.log.add(key{kind: 'o', id1: id}, now.Add(time.Hour).UnixNano(), 0)
 		}
 		for range 100 {
-			req := tao.Request{Class: tao.Read, Tier: tao.TierDB, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: 7}}}
+			req := tao.Request{Class: tao.Read, Tier: tao.TierDB, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: id}}}
 			var res tao.Result
 			res.Reset(1)
 			s.Exec(context.Background(), &req, &res)
@@ -61,8 +66,9 @@ func TestSelfCheckRowFailsOnDamagedChecker(t *testing.T) {
 
 // With no tier (the checker alone, as in every run on a real database)
 // each request reaches the database as the runner sent it (a range read
-// is not turned into a fill), nothing is marked tiered, every read is
-// checked (a read transaction once, all its reads classed) and the
+// is not turned into a fill), nothing is marked tiered, every read in the
+// sample is checked (a read transaction once, all its reads classed), one
+// out of it is not, and the
 // result has the self-check row alone. An impossible write in the log of
 // one key read by a transaction fails it: that transaction counts stale.
 func TestCheckerAlone(t *testing.T) {
@@ -78,11 +84,21 @@ func TestCheckerAlone(t *testing.T) {
 			res.Ops[i] = tao.OpResult{Found: true, Version: 1}
 		}
 	}}
+	// Keys in the checker's sample (Sampled), and one out of it.
+	pick := func(typ tao.EdgeType, from int64, in bool) int64 {
+		for id := from; ; id++ {
+			if Sampled(&tao.Op{ID1: id, Type: typ}) == in {
+				return id
+			}
+		}
+	}
+	r, o, out := pick(2, 1, true), pick(0, 7, true), pick(0, 1, false)
 	reqs := []tao.Request{
-		{Class: tao.Read, Tier: tao.TierClientCache, Ops: []tao.Op{{Kind: tao.EdgeRangeRead, ID1: 1, Type: 2, Limit: 10}}},
-		{Class: tao.ReadTxn, Tier: tao.TierDB, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: 7}, {Kind: tao.EdgeCountRead, ID1: 1, Type: 2}, {Kind: tao.ObjRead, ID1: 8}}},
-		{Class: tao.Write, Ops: []tao.Op{{Kind: tao.ObjUpdate, ID1: 7}}},
-		{Class: tao.Read, Tier: tao.TierTAO, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: 7}}},
+		{Class: tao.Read, Tier: tao.TierClientCache, Ops: []tao.Op{{Kind: tao.EdgeRangeRead, ID1: r, Type: 2, Limit: 10}}},
+		{Class: tao.ReadTxn, Tier: tao.TierDB, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: o}, {Kind: tao.EdgeCountRead, ID1: r, Type: 2}, {Kind: tao.ObjRead, ID1: 8}}},
+		{Class: tao.Write, Ops: []tao.Op{{Kind: tao.ObjUpdate, ID1: o}}},
+		{Class: tao.Read, Tier: tao.TierTAO, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: o}}},
+		{Class: tao.Read, Tier: tao.TierDB, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: out}}}, // not in the sample
 	}
 	check := func(damage bool) (*result.Consistency, []result.FidelityRow) {
 		seen = nil
@@ -114,7 +130,7 @@ func TestCheckerAlone(t *testing.T) {
 			}
 		}
 		if len(classed) != 5 {
-			t.Errorf("%d reads classed; want 5 (1 + 3 in the transaction + 1)", len(classed))
+			t.Errorf("%d reads classed; want 5 (1 + 3 in the transaction + 1; the last read is not in the sample)", len(classed))
 		}
 		c := s.EndExperiment()
 		return c, fidelity.TierRows(w, c)
@@ -124,7 +140,10 @@ func TestCheckerAlone(t *testing.T) {
 	if !c.CheckOnly || db1.Served != 3 || db1.Stale != 0 || db1.Latency.Count() != 3 || c.Tiers[tao.TierClientCache].Drawn+c.Tiers[tao.TierTAO].Drawn+db1.Drawn != 0 {
 		t.Errorf("checker alone: %+v; want check-only, 3 database reads, none stale, none drawn", c)
 	}
-	if len(rows) != 1 || rows[0].Figure != "stale reads (self-check)" || rows[0].Verdict != result.Pass || rows[0].N != 3 {
+	if c.CheckEvery != CheckEvery {
+		t.Errorf("check_every %d; want %d", c.CheckEvery, CheckEvery)
+	}
+	if len(rows) != 1 || rows[0].Figure != "stale reads (self-check)" || rows[0].Verdict != result.Pass || rows[0].N != 3 || !strings.Contains(rows[0].Note, "a sample") {
 		t.Errorf("rows %+v; want the self-check alone, passed on 3 reads", rows)
 	}
 	c, rows = check(true)
