@@ -33,7 +33,7 @@ func BenchmarkClientChecked(b *testing.B) {
 			elapsed, cpu := time.Since(start), cpuTime(b)-cpu
 			b.StopTimer()
 			c := ts.EndExperiment()
-			if c.Tiers[2].Served == 0 || c.Tiers[2].Stale != 0 {
+			if (b.N >= 1000 && c.Tiers[2].Served == 0) || c.Tiers[2].Stale != 0 { // 1 read in tier.CheckEvery is checked
 				b.Fatalf("checker: %d reads checked, %d stale; want reads, none stale", c.Tiers[2].Served, c.Tiers[2].Stale)
 			}
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
