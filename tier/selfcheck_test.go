@@ -151,3 +151,35 @@ func TestCheckerAlone(t *testing.T) {
 		t.Errorf("damaged checker: %d stale, rows %+v; want the transaction stale and the row failed", db.Stale, rows)
 	}
 }
+
+// watching is a store that records the contexts it was asked to watch.
+type watching struct {
+	storetest.Func
+	watched, stopped int
+}
+
+func (w *watching) WatchContext(context.Context) func() {
+	w.watched++
+	return func() { w.stopped++ }
+}
+
+// The run's context reaches a database that watches it once (sqlstore's
+// WatchContext) through the tiers, the checker alone included: wrapping
+// the store must not undo issue 21's saving.
+func TestWatchContextPassesThrough(t *testing.T) {
+	db := &watching{}
+	s, err := Open(context.Background(), db, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	w, ok := s.Front().(interface{ WatchContext(context.Context) func() })
+	if !ok {
+		t.Fatal("the tiers' front has no WatchContext")
+	}
+	stop := w.WatchContext(context.Background())
+	stop()
+	if db.watched != 1 || db.stopped != 1 {
+		t.Errorf("the database was asked to watch %d times and stopped %d; want 1 and 1", db.watched, db.stopped)
+	}
+}

@@ -252,6 +252,31 @@ func (w withStats) ServerStats(ctx context.Context) (store.ServerStats, error) {
 	return w.r.ServerStats(ctx)
 }
 
+// WatchContext passes the run's context to the database and the replicas
+// that watch it once rather than per query (sqlstore's WatchContext, run
+// calls it): the tiers, the checker alone among them, must not hide that
+// saving. The returned function ends every watch.
+func (s *Store) WatchContext(ctx context.Context) func() {
+	type watcher interface {
+		WatchContext(context.Context) func()
+	}
+	var stops []func()
+	sts := []store.Store{s.db}
+	for _, r := range s.reps {
+		sts = append(sts, r.st)
+	}
+	for _, st := range sts {
+		if w, ok := st.(watcher); ok {
+			stops = append(stops, w.WatchContext(ctx))
+		}
+	}
+	return func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
+}
+
 // BeginExperiment starts counting reads that begin in [measure, end),
 // with the Redis keys of this graph and run number: the drivers of a run
 // share them and every other run starts cold.
