@@ -19,30 +19,49 @@ type tierRow struct {
 // tierView returns the read tiers' table and charts of an experiment with
 // tiers (docs/tiers.md): per tier, the stale share and age; per second,
 // each tier's stale share and its oldest stale read; the stale reads' age
-// and the reads' latency at the clients, as distributions by tier.
+// and the reads' latency at the clients, as distributions by tier. The
+// replicas (db_replica) are a tier of their own; a run whose checker ran
+// alone (CheckOnly) has no tier to show: its self-check is a fidelity row.
 func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 	c := e.Consistency
-	if c == nil {
+	if c == nil || c.CheckOnly {
 		return nil, nil
 	}
 	s := e.Sum()
-	var all int64
+	type named struct {
+		name  string
+		t     *result.TierStats
+		color string
+	}
+	var tiers []named
 	for i := range c.Tiers {
-		all += c.Tiers[i].Served
+		tiers = append(tiers, named{tao.Tier(i).String(), &c.Tiers[i], color(i)})
+	}
+	if c.Replica != nil {
+		tiers = append(tiers, named{result.ReplicaTier, c.Replica, color(len(tiers))})
+	}
+	var all int64
+	for _, n := range tiers {
+		all += n.t.Served
 	}
 	var rows []tierRow
-	for i := range c.Tiers {
-		t, name := &c.Tiers[i], tao.Tier(i).String()
-		age, lat, cl := statsOf(t.Age), statsOf(t.Latency), s.TierStats(name)
-		rows = append(rows, tierRow{Name: name, Drawn: fmt.Sprint(t.Drawn), Served: fmt.Sprint(t.Served),
+	for _, n := range tiers {
+		t := n.t
+		age, lat := statsOf(t.Age), statsOf(t.Latency)
+		clients := "–" // the replicas' reads are not a dimension of the clients' latency
+		if n.name != result.ReplicaTier {
+			cl := s.TierStats(n.name)
+			clients = ms(cl.P50) + " / " + ms(cl.P99)
+		}
+		rows = append(rows, tierRow{Name: n.name, Drawn: fmt.Sprint(t.Drawn), Served: fmt.Sprint(t.Served),
 			Share: pct(pctOf(t.Served, all)), HitRatio: pct(100 * t.HitRatio()), Stale: fmt.Sprint(t.Stale),
 			StaleShare: pct(100 * t.StaleShare()), Age: ms(age.P50) + " / " + ms(age.P99) + " / " + ms(age.Max),
-			Latency: ms(lat.P50) + " / " + ms(lat.P99), Clients: ms(cl.P50) + " / " + ms(cl.P99)})
+			Latency: ms(lat.P50) + " / " + ms(lat.P99), Clients: clients})
 	}
 	var charts []*Chart
 	secs := 0
-	for i := range c.Tiers {
-		secs = max(secs, len(c.Tiers[i].Seconds))
+	for _, n := range tiers {
+		secs = max(secs, len(n.t.Seconds))
 	}
 	if secs > 0 {
 		x := make([]float64, secs)
@@ -53,8 +72,8 @@ func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 			YLabel: "% stale", X: x}
 		age := &Chart{ID: id + "-stale-age", Title: "Oldest stale read per second by tier", XLabel: "second of the measured window",
 			YLabel: "age (ms, log)", YLog: true, Points: true, X: x}
-		for i := range c.Tiers {
-			t := &c.Tiers[i]
+		for _, n := range tiers {
+			t := n.t
 			sh, ag := make([]Num, secs), make([]Num, secs)
 			var served, stale bool
 			for k := range sh {
@@ -69,10 +88,10 @@ func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 				}
 			}
 			if served {
-				share.Series = append(share.Series, Series{Label: tao.Tier(i).String(), Color: color(i), Y: sh})
+				share.Series = append(share.Series, Series{Label: n.name, Color: n.color, Y: sh})
 			}
 			if stale {
-				age.Series = append(age.Series, Series{Label: tao.Tier(i).String(), Color: color(i), Y: ag})
+				age.Series = append(age.Series, Series{Label: n.name, Color: n.color, Y: ag})
 			}
 		}
 		for _, ch := range []*Chart{share, age} {
@@ -82,35 +101,39 @@ func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 		}
 	}
 	var ages, lats []*hdrhistogram.Histogram
-	for i := range c.Tiers {
-		ages = append(ages, c.Tiers[i].Age.Histogram())
-		lats = append(lats, s.TierHistogram(tao.Tier(i).String()))
+	var names, colors []string
+	for _, n := range tiers {
+		ages, names, colors = append(ages, n.t.Age.Histogram()), append(names, n.name), append(colors, n.color)
+		if n.name != result.ReplicaTier {
+			lats = append(lats, s.TierHistogram(n.name))
+		}
 	}
-	if ch := cdfByTier(id+"-stale-age-cdf", "Stale reads' age by tier (CDF)", "age (ms, log)", ages); ch != nil {
+	if ch := cdfByTier(id+"-stale-age-cdf", "Stale reads' age by tier (CDF)", "age (ms, log)", ages, names, colors); ch != nil {
 		charts = append(charts, ch)
 	}
-	if ch := cdfByTier(id+"-tier-lat", "Read latency at the clients by the tier that served it (CDF; TAOBench Fig. 4d)", "latency (ms, log)", lats); ch != nil {
+	if ch := cdfByTier(id+"-tier-lat", "Read latency at the clients by the tier that served it (CDF; TAOBench Fig. 4d)", "latency (ms, log)", lats, names, colors); ch != nil {
 		charts = append(charts, ch)
 	}
 	return rows, charts
 }
 
-// cdfByTier overlays the CDFs of the tiers' histograms (nil: none).
-func cdfByTier(id, title, xlabel string, hs []*hdrhistogram.Histogram) *Chart {
+// cdfByTier overlays the CDFs of the tiers' histograms (nil: none), the
+// tiers named and coloured by names and colors.
+func cdfByTier(id, title, xlabel string, hs []*hdrhistogram.Histogram, names, colors []string) *Chart {
 	var xs, ys [][]float64
-	var labels, colors []string
+	var labels, cs []string
 	for i, h := range hs {
 		if h == nil {
 			continue
 		}
 		x, y := cdf(h)
 		xs, ys = append(xs, x), append(ys, y)
-		labels, colors = append(labels, tao.Tier(i).String()), append(colors, color(i))
+		labels, cs = append(labels, names[i]), append(cs, colors[i])
 	}
 	if len(labels) == 0 {
 		return nil
 	}
-	return overlay(&Chart{ID: id, Title: title, XLabel: xlabel, YLabel: "fraction of reads", XLog: true}, xs, ys, labels, colors)
+	return overlay(&Chart{ID: id, Title: title, XLabel: xlabel, YLabel: "fraction of reads", XLog: true}, xs, ys, labels, cs)
 }
 
 func statsOf(s *metrics.Series) metrics.LatencyStats {

@@ -1,6 +1,8 @@
 package htmlreport
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,5 +54,82 @@ func TestTierView(t *testing.T) {
 	}
 	if byID["x-tier-lat"] != nil {
 		t.Errorf("a latency-by-tier chart with no tiered read at the clients")
+	}
+}
+
+// staleReads fills t with n reads a second for secs seconds, stale of them
+// in second k being k, each stale read k*100 ms old.
+func staleReads(t *result.TierStats, n, secs int) {
+	t.Latency, t.Age = &metrics.Series{}, &metrics.Series{}
+	for sec := range secs {
+		for i := range n {
+			q := t.Second(sec)
+			q.Served++
+			t.Served, t.Lookups, t.Hits = t.Served+1, t.Lookups+1, t.Hits+1
+			t.Latency.Record(time.Millisecond)
+			if i < sec {
+				age := time.Duration(sec) * 100 * time.Millisecond
+				q.Stale, q.MaxAge = q.Stale+1, age
+				t.Stale++
+				t.Age.Record(age)
+			}
+		}
+	}
+}
+
+// The replicas are a tier of the page as of the JSON and text (db_replica):
+// a row of the table, a series of the per-second charts and of the stale
+// age CDF, drawn from the file as taobench report reads it. A run whose
+// checker ran alone shows no tier table.
+func TestReplicaTierOnPage(t *testing.T) {
+	e := experiment(20, time.Microsecond)
+	e.Consistency = &result.Consistency{Replica: &result.TierStats{}}
+	staleReads(e.Consistency.Replica, 10, 3)
+	for i := range e.Consistency.Tiers {
+		e.Consistency.Tiers[i].Latency, e.Consistency.Tiers[i].Age = &metrics.Series{}, &metrics.Series{}
+	}
+	f, err := Parse("a.json", encode(t, nil, e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, charts := tierView("x", f.Doc.Experiments[0])
+	if len(rows) != int(tao.NumTiers)+1 || rows[3].Name != result.ReplicaTier || rows[3].Served != "30" || rows[3].Stale != "3" || rows[3].StaleShare != "10%" {
+		t.Errorf("rows %+v; want the replicas' row last: 30 served, 3 stale, 10%%", rows)
+	}
+	byID := map[string]*Chart{}
+	for _, ch := range charts {
+		byID[ch.ID] = ch
+	}
+	for _, id := range []string{"x-stale", "x-stale-age", "x-stale-age-cdf"} {
+		ch := byID[id]
+		if ch == nil {
+			t.Errorf("no chart %s", id)
+			continue
+		}
+		if ch.ID == "x-stale-age-cdf" {
+			continue // an overlay: its labels are checked on the page
+		}
+		if len(ch.Series) != 1 || ch.Series[0].Label != result.ReplicaTier {
+			t.Errorf("chart %s: %+v; want the replicas' series", id, ch.Series)
+		}
+	}
+	if s := byID["x-stale"]; s != nil && len(s.Series) == 1 && (s.Series[0].Y[1] != 10 || s.Series[0].Y[2] != 20) {
+		t.Errorf("replicas' stale share per second: %v; want 0, 10, 20", s.Series[0].Y)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, []*File{f}, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	if n := strings.Count(page, result.ReplicaTier); n < 4 {
+		t.Errorf("the page names %s %d times; want its table row and three charts' series", result.ReplicaTier, n)
+	}
+	if !strings.Contains(page, "<td>"+result.ReplicaTier+"</td>") {
+		t.Errorf("the page has no table row of %s", result.ReplicaTier)
+	}
+
+	e.Consistency = &result.Consistency{CheckOnly: true}
+	if rows, charts := tierView("x", e); rows != nil || charts != nil {
+		t.Errorf("checker alone: %v, %v; want no tier table", rows, charts)
 	}
 }

@@ -21,6 +21,13 @@ type Consistency struct {
 	// Prefill is what the tao tier was filled with from the database in
 	// the warmup (--cache ...?prefill=1), nil without prefill.
 	Prefill *Prefill
+	// CheckOnly: no tier stood before the database; the staleness
+	// checker ran alone, classing the database's reads (its self-check,
+	// in every run on a real database). Tiers[TierDB] holds them.
+	CheckOnly bool
+	// CheckEvery: with CheckOnly, the checker classed one database read
+	// in CheckEvery (a sample by key); the db tier counts those.
+	CheckEvery int
 }
 
 // Prefill counts what a warmup's prefill of the tao tier stored: objects,
@@ -149,7 +156,14 @@ func mergeConsistency(a, b *Consistency) *Consistency {
 	if a == nil && b == nil {
 		return nil
 	}
-	m := &Consistency{}
+	// Checked alone only when every part was: a run's drivers share
+	// their flags, so the parts agree.
+	m := &Consistency{CheckOnly: (a == nil || a.CheckOnly) && (b == nil || b.CheckOnly)}
+	for _, x := range []*Consistency{a, b} {
+		if x != nil {
+			m.CheckEvery = max(m.CheckEvery, x.CheckEvery)
+		}
+	}
 	m.Merge(a)
 	m.Merge(b)
 	return m
@@ -162,8 +176,12 @@ type jsonConsistencyExperiment struct {
 }
 
 type jsonConsistency struct {
-	Tiers   map[string]jsonTier `json:"tiers"`
-	Prefill *jsonPrefill        `json:"prefill,omitempty"`
+	// CheckOnly: absent (false) in files written before taobench ran the
+	// checker without tiers.
+	CheckOnly  bool                `json:"check_only"`
+	CheckEvery int                 `json:"check_every,omitempty"`
+	Tiers      map[string]jsonTier `json:"tiers"`
+	Prefill    *jsonPrefill        `json:"prefill,omitempty"`
 }
 
 type jsonPrefill struct {
@@ -204,7 +222,7 @@ func consistencyJSON(c *Consistency) (jsonConsistencyExperiment, error) {
 	if c == nil {
 		return jsonConsistencyExperiment{}, nil
 	}
-	x := &jsonConsistency{Tiers: map[string]jsonTier{}}
+	x := &jsonConsistency{CheckOnly: c.CheckOnly, CheckEvery: c.CheckEvery, Tiers: map[string]jsonTier{}}
 	if p := c.Prefill; p != nil {
 		x.Prefill = &jsonPrefill{p.Objects, p.Edges, p.Lists, p.Complete, p.Errors, p.Done, p.Took.Seconds()}
 	}
@@ -259,7 +277,10 @@ func consistencyFromJSON(x jsonConsistencyExperiment, e *Experiment) error {
 	if x.Consistency == nil {
 		return nil
 	}
-	c := &Consistency{}
+	if x.Consistency.CheckEvery < 0 {
+		return fmt.Errorf("consistency: check_every %d: want 1 or more, or absent", x.Consistency.CheckEvery)
+	}
+	c := &Consistency{CheckOnly: x.Consistency.CheckOnly, CheckEvery: x.Consistency.CheckEvery}
 	for i := range c.Tiers {
 		name := tao.Tier(i).String()
 		t, ok := x.Consistency.Tiers[name]

@@ -7,6 +7,7 @@ import (
 
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/metrics"
+	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/store/null"
 )
 
@@ -24,7 +25,12 @@ type nullStepper struct {
 // one whose uniform schedule at MaxRate runs ahead of it, so it takes an
 // intended start for every request and never waits for one.
 func newNullStepper(tb testing.TB, workload string, open bool) *nullStepper {
-	n := &nullStepper{cfg: testConfig(tb, workload, null.Store{}), rec: metrics.NewRecorder()}
+	return newStepper(tb, workload, open, null.Store{})
+}
+
+// newStepper is newNullStepper on st.
+func newStepper(tb testing.TB, workload string, open bool, st store.Store) *nullStepper {
+	n := &nullStepper{cfg: testConfig(tb, workload, st), rec: metrics.NewRecorder()}
 	n.cfg.defaults()
 	plan, err := gen.NewPlan(n.cfg.Workload, n.cfg.Graph, n.cfg.Seed)
 	if err != nil {

@@ -80,8 +80,11 @@ func (s *Session) PrepareTiered(ctx context.Context, spec GraphSpec, cfg run.Con
 // itself. Call close when the run is over.
 func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *result.Run) (front store.Store, close func(), err error) {
 	opts, err := t.Options(clients)
-	if err != nil || (!opts.Enabled() && len(t.Replicas) == 0) {
+	if err != nil {
 		return s.st, func() {}, err
+	}
+	if !opts.Enabled() && len(t.Replicas) == 0 {
+		return s.checker(ctx, opts)
 	}
 	if len(s.eps) > 1 {
 		return nil, nil, badInput("%s: read tiers and replicas (--cache, --client-cache-ttl, --replica) stand before one database URL; give --db once, or drop them", s.opts.Name)
@@ -129,6 +132,23 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 	}
 	info.NotApplied = kept
 	return ts.Front(), func() { ts.Close(); closeReps() }, nil
+}
+
+// checker puts the staleness checker alone before a real database, so
+// that every run carries its self-check (docs/tiers.md): reads and writes
+// go to the database as without it, each read is classed against the
+// writes committed. The null store has nothing to read back, and a
+// session of several endpoints runs its clients on each endpoint's own
+// store: both run without it.
+func (s *Session) checker(ctx context.Context, opts tier.Options) (store.Store, func(), error) {
+	if _, ok := s.st.(store.Database); !ok || len(s.eps) > 1 {
+		return s.st, func() {}, nil
+	}
+	ts, err := tier.Open(ctx, s.st, opts)
+	if err != nil {
+		return s.st, func() {}, err
+	}
+	return ts.Front(), func() { ts.Close() }, nil
 }
 
 func primaryName(primary store.Store, url string) string {

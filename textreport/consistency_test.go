@@ -3,43 +3,27 @@ package textreport
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
 )
 
-func TestTextReportShowsTiers(t *testing.T) {
-	t.Parallel()
-	c := &result.Consistency{}
-	csc := &c.Tiers[tao.TierClientCache]
-	csc.Drawn, csc.Lookups, csc.Hits, csc.Served, csc.Stale = 100, 100, 80, 80, 20
-	csc.Latency, csc.Age = &metrics.Series{}, &metrics.Series{}
-	for range 80 {
-		csc.Latency.Record(time.Millisecond)
-	}
-	for range 20 {
-		csc.Age.Record(1500 * time.Millisecond)
-	}
-	c.Tiers[tao.TierDB].Served, c.Tiers[tao.TierDB].Lookups, c.Tiers[tao.TierDB].Hits = 20, 20, 20
+// A run whose checker ran alone prints its self-check in one line, with
+// the sample it classed, and no tier lines; a run with tiers prints them.
+func TestCheckOnlyLine(t *testing.T) {
+	c := &result.Consistency{CheckOnly: true, CheckEvery: 8}
+	c.Tiers[tao.TierDB].Served = 12
 	var b strings.Builder
-	if err := WriteText(&b, &result.Experiment{Summary: metrics.NewSummary(), Measured: time.Second, Consistency: c}); err != nil {
-		t.Fatal(err)
+	writeConsistency(&b, c, metrics.NewSummary())
+	want := "staleness self-check: 12 database reads checked (1 in 8, by key), 0 stale (must be 0: docs/tiers.md)\n"
+	if b.String() != want {
+		t.Errorf("checker alone:\n%q\nwant\n%q", b.String(), want)
 	}
-	out := b.String()
-	for _, want := range []string{
-		"read tiers (",
-		"client_cache drawn 100; served 80, 80.00%; hits 80.00% of 100 lookups; stale 20, 25.000%, age 1500.000/1500.000/1500.000; latency 1.000/1.000",
-		"db           drawn 0; served 20, 20.00%",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the text report lacks %q:\n%s", want, out)
-		}
-	}
+	c.CheckOnly = false
 	b.Reset()
-	WriteText(&b, &result.Experiment{Summary: metrics.NewSummary(), Measured: time.Second})
-	if strings.Contains(b.String(), "read tiers") {
-		t.Errorf("a run without tiers reports them:\n%s", b.String())
+	writeConsistency(&b, c, metrics.NewSummary())
+	if !strings.HasPrefix(b.String(), "read tiers (") || strings.Contains(b.String(), "self-check") {
+		t.Errorf("with tiers:\n%s", b.String())
 	}
 }

@@ -29,7 +29,21 @@ import (
 // began. The primary alone, with no replica, serves no stale read.
 func TestReplicaStaleReadsVerified(t *testing.T) {
 	urls := testenv.PostgresStandbys(t)
-	staleReadsVerified(t, urls, func(ctx context.Context, on bool) error {
+	staleReadsVerified(t, urls, false, pgPause(urls))
+}
+
+// The same with read transactions of 1 to 8 object reads on the standby:
+// each read of a transaction is classed as a single read is (the request
+// counting once, stale when any of its reads is), and each one classed
+// stale is confirmed by versions.
+func TestReplicaReadTxnStaleReadsVerified(t *testing.T) {
+	urls := testenv.PostgresStandbys(t)
+	staleReadsVerified(t, urls, true, pgPause(urls))
+}
+
+// pgPause pauses (on) or resumes the standby urls[1]'s replay.
+func pgPause(urls []string) func(ctx context.Context, on bool) error {
+	return func(ctx context.Context, on bool) error {
 		c, err := pgx.Connect(ctx, urls[1])
 		if err != nil {
 			return err
@@ -41,7 +55,7 @@ func TestReplicaStaleReadsVerified(t *testing.T) {
 		}
 		_, err = c.Exec(ctx, q)
 		return err
-	})
+	}
 }
 
 // The same on a MariaDB primary with an asynchronous replica of the
@@ -49,7 +63,7 @@ func TestReplicaStaleReadsVerified(t *testing.T) {
 // MASTER TO), its SQL thread stopped for 2 s (STOP SLAVE SQL_THREAD).
 func TestMariaDBReplicaStaleReadsVerified(t *testing.T) {
 	urls := testenv.MariaDBReplicas(t)
-	staleReadsVerified(t, urls, func(ctx context.Context, on bool) error {
+	staleReadsVerified(t, urls, false, func(ctx context.Context, on bool) error {
 		dsn := strings.TrimPrefix(urls[1], "mysql://")
 		user, rest, _ := strings.Cut(dsn, "@")
 		host, db, _ := strings.Cut(rest, "/")
@@ -68,11 +82,19 @@ func TestMariaDBReplicaStaleReadsVerified(t *testing.T) {
 }
 
 // staleReadsVerified runs the test on urls (the primary's first, then a
-// replica's); pause stops (on) or restarts the replica's replay.
-func staleReadsVerified(t *testing.T, urls []string, pause func(ctx context.Context, on bool) error) {
+// replica's), with read transactions instead of single reads when txn;
+// pause stops (on) or restarts the replica's replay.
+func staleReadsVerified(t *testing.T, urls []string, txn bool, pause func(ctx context.Context, on bool) error) {
 	ctx := context.Background()
 	w := builtin(t, "o")
-	w.Requests = workload.Dist[tao.Class]{Values: []tao.Class{tao.Read, tao.Write}, Weights: []float64{1, 1}}
+	class := tao.Read
+	if txn {
+		class = tao.ReadTxn
+		w.ReadTxnSizes = workload.Dist[int]{Values: []int{1, 2, 4, 8}, Weights: []float64{1, 1, 1, 1}}
+		w.ReadTxnKinds = workload.Dist[tao.Kind]{Values: []tao.Kind{tao.ObjRead}, Weights: []float64{1}}
+		w.MultiShardReadTxns = 0
+	}
+	w.Requests = workload.Dist[tao.Class]{Values: []tao.Class{class, tao.Write}, Weights: []float64{1, 1}}
 	w.ReadKinds = workload.Dist[tao.Kind]{Values: []tao.Kind{tao.ObjRead}, Weights: []float64{1}}
 	w.WriteKinds = workload.Dist[tao.Kind]{Values: []tao.Kind{tao.ObjUpdate}, Weights: []float64{1}}
 	w.ReadTiers = workload.Dist[tao.Tier]{Values: []tao.Tier{tao.TierDB}, Weights: []float64{1}}
@@ -209,11 +231,22 @@ func staleReadsVerified(t *testing.T, urls []string, pause func(ctx context.Cont
 	if int64(stale) < r.Stale {
 		t.Errorf("the trace saw %d stale reads, the result counts %d", stale, r.Stale)
 	}
-	if early == 0 || float64(late)/float64(reads[1]) <= float64(early)/float64(reads[0]) {
+	if ops := int64(len(tr.list)); txn && ops <= r.Served {
+		t.Errorf("%d reads classed in %d read transactions: want each transaction's reads classed", ops, r.Served)
+	}
+	switch {
+	case txn && late == 0:
+		// The pause's shape (share and age growing with it) is the single
+		// reads' check; a transaction's reads share one begin, so a
+		// loaded machine that stalls the clients early in the pause
+		// leaves its first half too few of them to compare.
+		t.Fatalf("in the 2 s pause: no read of a transaction stale in its second half (%d of %d)", late, reads[1])
+	case txn:
+	case early == 0 || float64(late)/float64(reads[1]) <= float64(early)/float64(reads[0]):
 		t.Fatalf("in the 2 s pause: %d of %d reads stale in its first half, %d of %d in its second: want stale reads, a larger share as the pause goes on",
 			early, reads[0], late, reads[1])
 	}
-	if e, l := earlyAge/time.Duration(early), lateAge/time.Duration(late); l < e+200*time.Millisecond {
+	if e, l := earlyAge/time.Duration(max(early, 1)), lateAge/time.Duration(max(late, 1)); !txn && l < e+200*time.Millisecond {
 		t.Errorf("stale reads' mean age %v in the pause's first half, %v in its second: want it to grow with the pause", e, l)
 	}
 	if age := r.Age.Stats().Max; age < 1.5e6 || age > 4e6 {

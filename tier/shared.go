@@ -31,6 +31,7 @@ type judged struct {
 	replica      bool
 	basis, begin int64 // Unix ns
 	logNS        string
+	txn          *txnJudge // an op of a read transaction; nil: a single read
 }
 
 // shared is the classifier of reads against the shared log.

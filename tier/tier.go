@@ -78,9 +78,16 @@ func (o Options) Enabled() bool {
 
 // Store is a store.Store with read tiers in front of db.
 type Store struct {
-	db    store.Store // the primary; nil: replicas alone
-	csc   *csc        // nil: no client_cache tier
-	tao   *taoTier    // nil: no tao tier
+	db store.Store // the primary; nil: replicas alone
+	// plain: no cache and no replica, the staleness checker alone (its
+	// self-check, in every run on a real database): reads go straight
+	// to the database, as without the tiers, and are classed.
+	plain bool
+	// base is when Open ran (with the monotonic clock): the checker
+	// alone takes its instants from it (now), one clock reading each.
+	base  time.Time
+	csc   *csc     // nil: no client_cache tier
+	tao   *taoTier // nil: no tao tier
 	log   *commitLog
 	trace func(Read)
 	notes []string
@@ -105,6 +112,29 @@ type experiment struct {
 	prefill      sync.WaitGroup
 	mu           sync.Mutex
 	c            result.Consistency
+	// chk are the database's reads with the checker alone, in shards
+	// so that clients seldom wait for one another; EndExperiment adds
+	// them to c.
+	chk [chkShards]chkShard
+}
+
+const chkShards = 16
+
+type chkShard struct {
+	mu sync.Mutex
+	t  result.TierStats
+	_  [64]byte // a cache line of its own
+}
+
+// now is the instant (Unix ns): with the checker alone, the wall clock at
+// Open plus the monotonic time since, one clock reading instead of two
+// (no other process compares these instants); else the wall clock, which
+// other processes share.
+func (s *Store) now() int64 {
+	if s.plain {
+		return s.base.UnixNano() + int64(time.Since(s.base))
+	}
+	return time.Now().UnixNano()
 }
 
 // replica returns the replicas' figures; x.mu is held.
@@ -145,6 +175,7 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 	for _, r := range opts.Replicas {
 		s.reps = append(s.reps, &replica{st: r})
 	}
+	s.plain, s.base = !opts.Enabled(), time.Now()
 	s.exp.Store(s.newExperiment(0, 0, 0, 0))
 	var bg context.Context
 	bg, s.stop = context.WithCancel(context.WithoutCancel(ctx))
@@ -221,6 +252,31 @@ func (w withStats) ServerStats(ctx context.Context) (store.ServerStats, error) {
 	return w.r.ServerStats(ctx)
 }
 
+// WatchContext passes the run's context to the database and the replicas
+// that watch it once rather than per query (sqlstore's WatchContext, run
+// calls it): the tiers, the checker alone among them, must not hide that
+// saving. The returned function ends every watch.
+func (s *Store) WatchContext(ctx context.Context) func() {
+	type watcher interface {
+		WatchContext(context.Context) func()
+	}
+	var stops []func()
+	sts := []store.Store{s.db}
+	for _, r := range s.reps {
+		sts = append(sts, r.st)
+	}
+	for _, st := range sts {
+		if w, ok := st.(watcher); ok {
+			stops = append(stops, w.WatchContext(ctx))
+		}
+	}
+	return func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}
+}
+
 // BeginExperiment starts counting reads that begin in [measure, end),
 // with the Redis keys of this graph and run number: the drivers of a run
 // share them and every other run starts cold.
@@ -244,10 +300,19 @@ func (s *Store) EndExperiment() *result.Consistency {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.c
+	if c.CheckOnly = s.plain; s.plain {
+		c.CheckEvery = CheckEvery
+	}
 	for i := range c.Tiers {
 		t := &c.Tiers[i]
 		t.Latency, t.Age = orNew(t.Latency).Clone(), orNew(t.Age).Clone()
 		t.Seconds = slices.Clone(t.Seconds)
+	}
+	for i := range x.chk { // after the clones: c shares nothing with x
+		q := &x.chk[i]
+		q.mu.Lock()
+		c.Merge(&result.Consistency{Tiers: [tao.NumTiers]result.TierStats{tao.TierDB: q.t}})
+		q.mu.Unlock()
 	}
 	if len(s.reps) > 0 {
 		r := result.TierStats{}
@@ -271,10 +336,14 @@ func orNew(s *metrics.Series) *metrics.Series {
 // Exec runs a write on the database and then invalidates the tao tier; a
 // single read goes through the tiers; a read transaction goes to the
 // database, the one tier that answers several keys at one point in time.
+// Without tiers (plain) every read goes to the database as a transaction
+// does.
 func (s *Store) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
 	switch {
 	case req.Class == tao.Write || req.Class == tao.WriteTxn:
 		s.write(ctx, req, res)
+	case s.plain:
+		s.check(ctx, req, res)
 	case req.Class == tao.Read && len(req.Ops) == 1:
 		s.read(ctx, req, res)
 	default:
@@ -296,13 +365,15 @@ func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
 		res.Outcome, res.Err = tao.Error, errNoPrimary
 		return
 	}
-	start := time.Now().UnixNano()
+	start := s.now()
 	s.db.Exec(ctx, req, res)
-	end := time.Now().UnixNano()
+	end := s.now()
 	if res.Outcome != tao.OK {
 		return // rolled back: nothing changed
 	}
-	var changed, invalid []key
+	// On the stack for the usual write (no garbage per request).
+	var cbuf, ibuf [8]key
+	changed, invalid := cbuf[:0], ibuf[:0]
 	for i := range req.Ops {
 		if !req.Ops[i].Kind.IsRead() && i < len(res.Ops) {
 			changed, invalid = written(&req.Ops[i], &res.Ops[i], changed, invalid)
@@ -430,14 +501,118 @@ func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) 
 	begin := time.Now()
 	db, rep := s.reader()
 	db.Exec(ctx, req, res)
+	ret := time.Now()
 	tr := trace{drawn: req.Tier, served: tao.TierDB, replica: rep}
 	tr.looked[tao.TierDB] = rep == nil
 	tr.answered = res.Outcome == tao.OK || res.Outcome == tao.NotFound
 	tr.hit[tao.TierDB] = tr.answered && rep == nil
 	res.Served, res.Tiered = tao.TierDB, tr.answered && rep == nil
-	// Fresh from the primary: it answered after the read began. A
-	// replica's transaction is not classed (docs/tiers.md).
-	x.record(&tr, begin, time.Since(begin))
+	x.record(&tr, begin, ret.Sub(begin))
+	if tr.answered {
+		s.judgeTxn(x, req, res, rep, begin.UnixNano(), ret.UnixNano())
+	}
+}
+
+// check runs a read on the database with the checker alone, as it would
+// run without it, and when the read is in the sample (Sampled) classes
+// each of its ops against the commit log: the request counts once, stale
+// when any op is. The database answered after the read began, so none can
+// be: the self-check of the checker.
+func (s *Store) check(ctx context.Context, req *tao.Request, res *tao.Result) {
+	if len(req.Ops) == 0 || !Sampled(&req.Ops[0]) {
+		s.db.Exec(ctx, req, res) // not in the sample: not timed, not classed
+		return
+	}
+	x := s.exp.Load()
+	begin := s.now()
+	s.db.Exec(ctx, req, res)
+	ret := s.now()
+	if res.Outcome != tao.OK && res.Outcome != tao.NotFound {
+		return
+	}
+	var stale bool
+	var age int64
+	for i := range min(len(req.Ops), len(res.Ops)) {
+		st, a := s.log.stale(logKey(&req.Ops[i]), ret, begin)
+		stale, age = stale || st, max(age, a)
+		if s.trace != nil {
+			s.show(&judged{op: req.Ops[i], r: res.Ops[i], served: tao.TierDB, basis: ret, begin: begin}, st, a)
+		}
+	}
+	if !x.in(begin) {
+		return
+	}
+	q := &x.chk[uint64(begin)%chkShards]
+	q.mu.Lock()
+	t := &q.t
+	t.Lookups, t.Hits, t.Served = t.Lookups+1, t.Hits+1, t.Served+1
+	t.Latency = orNew(t.Latency)
+	t.Latency.Record(time.Duration(ret - begin))
+	sec := t.Second(x.second(begin))
+	sec.Served++
+	if stale {
+		t.Stale++
+		sec.Stale, sec.MaxAge = sec.Stale+1, max(sec.MaxAge, time.Duration(age))
+		t.Age = orNew(t.Age)
+		t.Age.Record(time.Duration(age))
+	}
+	q.mu.Unlock()
+}
+
+// CheckEvery is the share of the database's reads the checker alone
+// classes, one in CheckEvery (docs/tiers.md, "The self-check in every
+// run"): classing all of them cost about 3% of a driver's CPU on
+// PostgreSQL. Writes are all logged: a write left out could hide a stale
+// read.
+const CheckEvery = 8
+
+// Sampled reports whether the checker alone classes a read whose first op
+// is op: by its keys, so the sample is the same in every run and driver.
+func Sampled(op *tao.Op) bool {
+	h := uint64(op.ID1)*0x9e3779b97f4a7c15 ^ uint64(op.ID2)*0xbf58476d1ce4e5b9 ^ uint64(op.Type)<<7
+	return (h>>32)%CheckEvery == 0
+}
+
+// judgeTxn classes each read op of a read the database tier answered,
+// the request counting once, stale when any of its ops is (the oldest
+// age). The primary's answer has its return as basis, so it cannot be
+// stale unless the checker is wrong (the self-check); a replica's waits
+// for its basis from the heartbeat, as a single read's does.
+func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, rep *replica, begin, ret int64) {
+	n := min(len(req.Ops), len(res.Ops))
+	async := s.shared != nil || (rep != nil && s.hb != nil)
+	var agg *txnJudge
+	if n > 1 && async {
+		agg = &txnJudge{}
+		agg.left.Store(int32(n))
+	}
+	var stale bool
+	var age int64
+	for i := range n {
+		j := judged{x: x, op: req.Ops[i], r: res.Ops[i], served: tao.TierDB, replica: rep != nil,
+			basis: ret, begin: begin, logNS: x.logNS, txn: agg}
+		switch {
+		case rep != nil && s.hb != nil:
+			rep.wait(pendingRead{j: j, ret: ret})
+		case n == 1 || async:
+			s.judge(j)
+		default: // classed here, counted once below
+			st, a := s.log.stale(logKey(&j.op), j.basis, j.begin)
+			s.show(&j, st, a)
+			stale, age = stale || st, max(age, a)
+		}
+	}
+	if n > 1 && !async {
+		s.count(x, tao.TierDB, rep != nil, begin, stale, age)
+	}
+}
+
+// txnJudge gathers the classes of a read transaction's ops classed off
+// the request path: the last one counts the request.
+type txnJudge struct {
+	left  atomic.Int32
+	stale atomic.Bool
+	age   atomic.Int64
 }
 
 var errNoPrimary = errors.New("a write with replicas alone: give the primary with --db")
@@ -510,21 +685,44 @@ func (s *Store) judge(j judged) {
 }
 
 // decide counts a classed read (when it began in its experiment's
-// measured window) and shows it to the trace.
+// measured window) and shows it to the trace; a read transaction's op
+// counts with its request's last.
 func (s *Store) decide(j *judged, stale bool, age int64) {
-	if stale && j.x.in(j.begin) {
-		j.x.mu.Lock()
-		t := &j.x.c.Tiers[j.served]
-		if j.replica {
-			t = j.x.replica()
+	s.show(j, stale, age)
+	if t := j.txn; t != nil {
+		if stale {
+			t.stale.Store(true)
+			for a := t.age.Load(); age > a && !t.age.CompareAndSwap(a, age); a = t.age.Load() {
+			}
 		}
-		t.Stale++
-		q := t.Second(j.x.second(j.begin))
-		q.Stale, q.MaxAge = q.Stale+1, max(q.MaxAge, time.Duration(age))
-		t.Age = orNew(t.Age)
-		t.Age.Record(time.Duration(age))
-		j.x.mu.Unlock()
+		if t.left.Add(-1) != 0 {
+			return
+		}
+		stale, age = t.stale.Load(), t.age.Load()
 	}
+	s.count(j.x, j.served, j.replica, j.begin, stale, age)
+}
+
+// count counts a stale read that began at begin in x's measured window.
+func (s *Store) count(x *experiment, served tao.Tier, replica bool, begin int64, stale bool, age int64) {
+	if !stale || !x.in(begin) {
+		return
+	}
+	x.mu.Lock()
+	t := &x.c.Tiers[served]
+	if replica {
+		t = x.replica()
+	}
+	t.Stale++
+	q := t.Second(x.second(begin))
+	q.Stale, q.MaxAge = q.Stale+1, max(q.MaxAge, time.Duration(age))
+	t.Age = orNew(t.Age)
+	t.Age.Record(time.Duration(age))
+	x.mu.Unlock()
+}
+
+// show shows a classed read op to the trace.
+func (s *Store) show(j *judged, stale bool, age int64) {
 	if s.trace != nil {
 		s.trace(Read{Op: j.op, Result: j.r, Served: j.served, Replica: j.replica, Basis: time.Unix(0, j.basis),
 			Begin: time.Unix(0, j.begin), Stale: stale, Age: time.Duration(age)})

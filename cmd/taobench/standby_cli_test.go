@@ -52,6 +52,27 @@ func TestCLIStandby(t *testing.T) {
 		t.Errorf("with --replica: the replicas served %d reads, the primary %d (%d stale); want the replicas all", rep.Served, db.Served, db.Stale)
 	}
 
+	// sweep, rate and experiment send the database tier's reads to the
+	// replica too: every probe and step reads from it, and its figures
+	// are in each experiment's consistency.
+	for _, c := range [][]string{
+		{"sweep", "--rates", "100,200"},
+		{"rate", "--sla", "p99<=2s", "--start", "100", "--precision", "50"},
+		{"experiment", "lock-hold", "--holds", "0,5ms"},
+	} {
+		out := filepath.Join(dir, c[0]+".json")
+		r := cliRun(t, append(c, "--db", primary, "--replica", standby, "--workload", "o", "--threads", "2", "--warmup", "0", "--duration", "0.5", "--out", out)...)
+		if r.code != 0 && r.code != exitFailed { // a rating may fail its SLA on a loaded machine
+			t.Errorf("%s with --replica:\n%s", c[0], r)
+			continue
+		}
+		for i, tiers := range allConsistencyTiers(t, out) {
+			if rep, db := tiers["db_replica"], tiers["db"]; rep.Served == 0 || db.Served != 0 || db.Stale != 0 {
+				t.Errorf("%s with --replica, experiment %d: the replica served %d reads, the primary %d (%d stale); want the replica all", c[0], i, rep.Served, db.Served, db.Stale)
+			}
+		}
+	}
+
 	// A "replica" holding another graph is refused before the run.
 	other := "sqlite:" + filepath.Join(dir, "other.db")
 	cliMust(t, "load", "--db", other, "--workload", "o", "--edges", "1000")
@@ -83,6 +104,13 @@ func TestCLIStandby(t *testing.T) {
 // results file.
 func consistencyTiers(t *testing.T, path string) map[string]struct{ Served, Stale int64 } {
 	t.Helper()
+	return allConsistencyTiers(t, path)[0]
+}
+
+// allConsistencyTiers returns every experiment's consistency tiers of a
+// results file.
+func allConsistencyTiers(t *testing.T, path string) []map[string]struct{ Served, Stale int64 } {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -97,5 +125,9 @@ func consistencyTiers(t *testing.T, path string) map[string]struct{ Served, Stal
 	if err := json.Unmarshal(b, &doc); err != nil || len(doc.Experiments) == 0 {
 		t.Fatalf("%s: %v", path, err)
 	}
-	return doc.Experiments[0].Consistency.Tiers
+	var all []map[string]struct{ Served, Stale int64 }
+	for _, x := range doc.Experiments {
+		all = append(all, x.Consistency.Tiers)
+	}
+	return all
 }
