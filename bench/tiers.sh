@@ -71,7 +71,11 @@ one() {
 	p99[$cfg]+="$(jq -r "$x.latency_us.read.p99 / 1000" "$out") "
 	jq -r --arg cfg "$cfg" --arg i "$i" --arg load "$(cut -d' ' -f1 /proc/loadavg)" "$x"' |
 		"\($cfg) \($i): \(.throughput | floor) req/s, read p50/p99 \(.latency_us.read.p50 / 1000)/\(.latency_us.read.p99 / 1000) ms, load \($load)" +
-		(if .consistency == null then "" else
+		(if .consistency == null then ""
+		elif .consistency.check_only then
+			"\n    no tiers: the staleness checker alone, \(.consistency.tiers.db.served) database reads checked (1 in \(.consistency.check_every)), \(.consistency.tiers.db.stale) stale" +
+			"\n    rows: " + ([.fidelity.rows[] | select(.figure | startswith("stale reads")) | "\(.figure) \(.observed) vs \(.target) \(.verdict)"] | join("; "))
+		else
 			([.consistency.tiers as $t | .latency_by_tier_us as $l | ["client_cache", "tao", "db"][] as $n |
 				"\n    \($n): served \($t[$n].served) (\(($t[$n].served / ([$t[]?.served] | add) * 1000 | round) / 10)%), hit ratio \(($t[$n].hit_ratio * 1000 | round) / 10)%, stale \($t[$n].stale) (\(($t[$n].stale_share * 100000 | round) / 1000)%), at the clients p50/p99 \(($l[$n].p50 // 0) / 1000)/\(($l[$n].p99 // 0) / 1000) ms"] | add) +
 			(if .consistency.prefill == null then "\n    no prefill" else
