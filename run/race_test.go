@@ -229,3 +229,26 @@ func TestSkewAtTheDatabase(t *testing.T) {
 		t.Errorf("reads on the top 1%% of keys %.3f (%s); want TAO's skew, far above 0.01", r.Observed, r.Verdict)
 	}
 }
+
+// TestRacingCopiesCountKeysOnce: a racing insert's copies are one draw of
+// the plan sent several times, so the hot-key table counts its keys once,
+// as the plan's draws it is compared with do; counting every copy put
+// workload a's write transactions on the top 1% of keys at twice the
+// plan's share at 16 clients.
+func TestRacingCopiesCountKeysOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs against SQLite")
+	}
+	x := raceRun(t, "sqlite:"+filepath.Join(t.TempDir(), "r.db"), 1)
+	k := x.Counters.Keys
+	if k == nil {
+		t.Fatal("no key table")
+	}
+	total, racing := x.Sum().Requests(), x.Counters.Races.Racing
+	// Copies joined (else the run raced nothing): fewer requests counted
+	// than measured, by at most the racing requests.
+	if racing == 0 || k.Requests >= total || k.Requests < total-racing {
+		t.Errorf("key table counted %d requests of %d measured (%d racing); want fewer, by the copies only", k.Requests, total, racing)
+	}
+	t.Logf("key table %d of %d requests, %d racing", k.Requests, total, racing)
+}

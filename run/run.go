@@ -765,7 +765,12 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		// Write-write conflicts are counted here only: the contention
 		// percentages come from these counts (result.Races).
 		c.fid.Races.Observe(&c.req, result.WriteWriteConflict(&c.req, &c.res, s.ObjectConflicts+s.AssocConflicts > 0))
-		c.keys.Add(&c.req)
+		// A racing insert's copies are one draw of the plan, sent copies
+		// times: its keys count once, as the plan's draws that the hot-key
+		// rows compare against count them.
+		if !c.joined {
+			c.keys.Add(&c.req)
+		}
 		if c.loss != nil && c.res.Err != nil && (s.Outcome == tao.Error || s.Outcome == tao.Timeout) {
 			c.loss.keep(s.Outcome, s.At, c.res.Err)
 		}
