@@ -104,7 +104,10 @@ func TestCLITierFlagsRefused(t *testing.T) {
 func TestCLITiersOnEveryCommand(t *testing.T) {
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "t.db")
-	short := []string{"--db", db, "--edges", "1000", "--threads", "2", "--warmup", "0", "--duration", "0.5", "--client-cache-ttl", "1s"}
+	// 1.5 s: at 100 req/s a step then has about 20 reads drawn to the
+	// client cache, so a starved process still asks it (at 0.5 s a CI run
+	// once issued too few).
+	short := []string{"--db", db, "--edges", "1000", "--threads", "2", "--warmup", "0", "--duration", "1.5", "--client-cache-ttl", "1s"}
 	for _, c := range []struct {
 		name string
 		args []string
