@@ -63,11 +63,8 @@ func badInput(format string, args ...any) error {
 func badInputErr(err error) error { return &exitError{exitBadInput, err} }
 
 func main() {
-	// First: may re-execute; see internal/sysmon. Not for load, which is
-	// no closed-loop client: the second start-up (15 ms of CPU) would be
-	// part of its wall clock and nothing else.
-	if len(os.Args) < 2 || os.Args[1] != "load" {
-		sysmon.Awake()
+	if len(os.Args) < 2 || os.Args[1] != "load" { // a load has no client to keep awake
+		sysmon.Awake() // first: may re-execute; see internal/sysmon
 	}
 	// SIGINT (Ctrl-C) and SIGTERM cancel the context with the signal as its
 	// cause: the command ends early, reports what it measured, and exits
@@ -95,9 +92,8 @@ var commands = map[string]func(context.Context, *env, []string) error{
 	"version": cmdVersion, "-version": cmdVersion, "--version": cmdVersion,
 }
 
-// realMain runs one command; cancelling ctx is Ctrl-C, unless its cause is
-// a signalCause naming SIGTERM. Tests call it directly; it never changes
-// GOMAXPROCS.
+// realMain runs one command; cancelling ctx is Ctrl-C, unless its cause is a
+// signalCause naming SIGTERM. Tests call it; it never changes GOMAXPROCS.
 func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return mainWith(ctx, args, stdout, stderr, nil)
 }
