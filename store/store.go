@@ -185,12 +185,16 @@ func Redact(raw string) string {
 	} else {
 		if at := strings.LastIndexByte(s, '@'); at >= start {
 			userinfo := s[start:at]
+			// A control character makes s no URL wherever it is: url.Parse
+			// forgives one in the fragment, and redactQuery's masking can
+			// end the fragment, so Redact's output would redact differently.
 			_, err := url.Parse(s)
+			notURL := err != nil || strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0
 			c := strings.IndexByte(userinfo, ':')
 			switch {
-			case c >= 0 && (err != nil || strings.ContainsAny(userinfo, "/?#")):
+			case c >= 0 && (notURL || strings.ContainsAny(userinfo, "/?#")):
 				s = s[:start] + userinfo[:c+1] + redactMask + s[at:]
-			case c < 0 && err != nil && !strings.Contains(userinfo, "?"):
+			case c < 0 && notURL && !strings.Contains(userinfo, "?"):
 				// Not a URL: the whole user info may be a secret. Past a
 				// ? the @ is in the query, whose passwords redactQuery
 				// masks; masking here too would make Redact's output
