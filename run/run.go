@@ -404,14 +404,14 @@ func ExperimentSeed(seed uint64, i int) uint64 {
 	return randdist.Hash(seed, uint64(i), 0x657870, 0)
 }
 
-// bounds are the fixed instants of an experiment: requests that start before
-// measure are warmup, requests that would start at or after end are not issued.
 // contextWatcher is a store that can end its requests under a context
 // when the context ends, watching it once.
 type contextWatcher interface {
 	WatchContext(ctx context.Context) func()
 }
 
+// bounds are the fixed instants of an experiment: requests that start before
+// measure are warmup, requests that would start at or after end are not issued.
 type bounds struct {
 	measure, end time.Time
 	sched        *schedule // open loop; nil in closed loop

@@ -122,7 +122,6 @@ func (db *DB) Notes() []string { return append([]string(nil), db.notes...) }
 
 var _ store.Database = (*DB)(nil)
 
-// Close releases the connections.
 // WatchContext has the store end its requests under ctx when ctx ends,
 // until the returned function is called, watching it once rather than per
 // query where the database's driver allows (PostgreSQL: pgwatch.go). The
@@ -136,6 +135,7 @@ func (db *DB) WatchContext(ctx context.Context) func() {
 	return func() {}
 }
 
+// Close releases the connections.
 func (db *DB) Close() error {
 	db.b.close()
 	return nil
