@@ -194,12 +194,18 @@ func Redact(raw string) string {
 			switch {
 			case c >= 0 && (notURL || strings.ContainsAny(userinfo, "/?#")):
 				s = s[:start] + userinfo[:c+1] + redactMask + s[at:]
-			case c < 0 && notURL && !strings.Contains(userinfo, "?"):
-				// Not a URL: the whole user info may be a secret. Past a
-				// ? the @ is in the query, whose passwords redactQuery
-				// masks; masking here too would make Redact's output
-				// redact differently a second time.
-				s = s[:start] + redactMask + s[at:]
+			case c < 0 && notURL:
+				// Not a URL: the whole user info may be a secret. It ends
+				// at the last @ before the query (an @ past the ? is in a
+				// value redactQuery may mask, after which a second pass
+				// would find another); empty, it hides nothing.
+				end := len(s)
+				if q := strings.IndexByte(s[start:], '?'); q >= 0 {
+					end = start + q
+				}
+				if a := strings.LastIndexByte(s[start:end], '@'); a > 0 {
+					s = s[:start] + redactMask + s[start+a:]
+				}
 			}
 		}
 	}
@@ -307,6 +313,11 @@ func redactKeywords(s string) string {
 				}
 			}
 			end = min(end+1, len(s))
+			// Text joined to the closing quote goes too: masked bare, a
+			// second pass would read mask and text as one word.
+			for end < len(s) && !isSpace(s[end]) {
+				end++
+			}
 		} else {
 			for end < len(s) && !isSpace(s[end]) {
 				end++
