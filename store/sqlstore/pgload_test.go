@@ -1,7 +1,11 @@
 package sqlstore
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +13,7 @@ import (
 
 	"github.com/taobench/taobench/internal/testenv"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
 )
 
 // openPG opens a fresh PostgreSQL database with a pool of one connection,
@@ -111,5 +116,94 @@ func TestPGSetupAtOnce(t *testing.T) {
 	}
 	if err := db.Setup(ctx, false); err == nil {
 		t.Error("Setup succeeded over a counter table of another shape")
+	}
+}
+
+// The loader's hand-encoded binary COPY writes each value as it was given,
+// an empty value as empty (not NULL), versions below 1 as 1 and ukey as
+// the statements bind it, whatever size of reads pgconn makes.
+func TestPGCopyRows(t *testing.T) {
+	objs := []tao.Object{{ID: 1, Time: -5, Value: []byte("héllo"), Version: 3}, {ID: 1 << 40, Time: 7, Version: 0}}
+	edges := []tao.Edge{
+		{ID1: 1, ID2: 2, Type: tao.Other.TypeN(3), Time: 9, Value: []byte("x"), Version: 2},
+		{ID1: 2, ID2: -1, Type: tao.Unique.TypeN(1), Time: 1 << 50},
+	}
+	var whole []byte
+	var r copyReader
+	for _, size := range []int{1 << 16, 1, 3, 19} {
+		r.reset(len(edges), func(b []byte, i int) []byte { return appendEdge(b, &edges[i]) })
+		var got []byte
+		p := make([]byte, size)
+		for {
+			n, err := r.Read(p)
+			got = append(got, p[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil || n == 0 {
+				t.Fatalf("read of %d: %d, %v", size, n, err)
+			}
+		}
+		if whole == nil {
+			whole = got
+		} else if !bytes.Equal(got, whole) {
+			t.Errorf("reads of %d bytes gave %x, reads of 64 KiB %x", size, got, whole)
+		}
+	}
+
+	db, pool := openPG(t)
+	ctx := context.Background()
+	if err := db.Setup(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.BeginLoad(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l, err := db.NewLoader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.(*pgLoader).fast {
+		t.Fatal("the loader of an empty database does not COPY")
+	}
+	if err := l.Load(ctx, objs, edges); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	rows, err := pool.Query(ctx, "SELECT format('%s %s %s %s', id, timestamp, value, version) FROM objects ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	rows, err = pool.Query(ctx, "SELECT format('%s %s %s %s %s %s %s', id1, id2, type, timestamp, value, version, ukey) FROM edges ORDER BY id1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"1 -5 héllo 3", "1099511627776 7  1",
+		fmt.Sprintf("1 2 %d 9 x 2 2", tao.Other.TypeN(3)),
+		fmt.Sprintf("2 -1 %d 1125899906842624  1 0", tao.Unique.TypeN(1)),
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rows\n%q\nwant\n%q", got, want)
 	}
 }
