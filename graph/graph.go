@@ -7,6 +7,7 @@
 package graph
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -688,18 +689,7 @@ func (g *Graph) AppendNode(shard int, index int64, objs []tao.Object, edges []ta
 	// fitDegree keeps a list's targets distinct; a shard too small for any
 	// list (one node, weight 0) is the exception: keep each key once.
 	fwd := edges[start:]
-	slices.SortStableFunc(fwd, func(a, b tao.Edge) int {
-		if a.Type != b.Type {
-			return int(a.Type - b.Type)
-		}
-		switch {
-		case a.ID2 < b.ID2:
-			return -1
-		case a.ID2 > b.ID2:
-			return 1
-		}
-		return 0
-	})
+	sortEdges(fwd)
 	fwd = slices.CompactFunc(fwd, func(a, b tao.Edge) bool { return a.Type == b.Type && a.ID2 == b.ID2 })
 	edges = edges[:start+len(fwd)]
 	for _, e := range fwd {
@@ -708,6 +698,66 @@ func (g *Graph) AppendNode(shard int, index int64, objs []tao.Object, edges []ta
 		}
 	}
 	return objs, edges
+}
+
+// edgeKey is an edge's sort key and its position.
+type edgeKey struct {
+	t   tao.EdgeType
+	id2 int64
+	i   int
+}
+
+func (a edgeKey) compare(b edgeKey) int {
+	if c := cmp.Compare(a.t, b.t); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.id2, b.id2); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.i, b.i)
+}
+
+// sortEdges sorts edges by (Type, ID2), edges of equal keys in the order
+// they came (the order slices.SortStableFunc gives). It sorts the keys,
+// which their positions make distinct, and then moves each edge once:
+// moving the edges in the sort, a stable merge sort of structs holding a
+// slice, was three fifths of the load's graph generation.
+func sortEdges(edges []tao.Edge) {
+	if len(edges) < 2 {
+		return
+	}
+	var small [32]edgeKey
+	keys := small[:0]
+	if len(edges) > len(small) {
+		keys = make([]edgeKey, 0, len(edges))
+	}
+	sorted := true
+	for i := range edges {
+		keys = append(keys, edgeKey{edges[i].Type, edges[i].ID2, i})
+		sorted = sorted && (i == 0 || keys[i-1].compare(keys[i]) < 0)
+	}
+	if sorted {
+		return
+	}
+	slices.SortFunc(keys, edgeKey.compare)
+	// Position j takes the edge at keys[j].i: follow each cycle of the
+	// permutation, marking the positions done.
+	for j := range keys {
+		if keys[j].i == j {
+			continue
+		}
+		e, k := edges[j], j
+		for {
+			from := keys[k].i
+			keys[k].i = k
+			if from == j {
+				edges[k] = e
+				break
+			}
+			edges[k] = edges[from]
+			k = from
+		}
+	}
 }
 
 // payloadSlack is how far a value's start may shift inside the buffer, so
