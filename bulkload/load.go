@@ -249,8 +249,11 @@ func loadRange(ctx context.Context, db store.Database, g *graph.Graph, lo, hi in
 			err = fmt.Errorf("load: closing a loader: %w", cerr)
 		}
 	}()
-	var objs []tao.Object
-	var edges []tao.Edge
+	// Room for a batch from the start (a node has about five rows): grown
+	// by append, the slices were copied over and over as they filled.
+	room := int(min(int64(batch), 8*(hi-lo)))
+	objs := make([]tao.Object, 0, room/4)
+	edges := make([]tao.Edge, 0, room)
 	pending := int64(0)
 	flush := func() error {
 		if len(objs)+len(edges) == 0 {
