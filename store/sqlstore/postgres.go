@@ -175,15 +175,15 @@ func (b *pgBackend) buildIndexes(ctx context.Context, phases [][]string) error {
 				if i > 0 {
 					<-started[i-1]
 				}
-				errs[i] = b.ddl(ctx, false, func(q querier) error {
-					if c, ok := q.(*pgQ).r.(*pgxpool.Conn); ok {
-						pids[i] = c.Conn().PgConn().PID()
-					}
+				errs[i] = b.pool.AcquireFunc(ctx, func(c *pgxpool.Conn) error {
+					pids[i] = c.Conn().PgConn().PID()
 					start()
-					if _, err := q.execSQL(ctx, buildSettings); err != nil {
+					// The settings and their reset in one round trip each.
+					if _, err := c.Exec(ctx, buildSettings); err != nil {
 						return err
 					}
-					defer q.execSQL(context.Background(), "RESET maintenance_work_mem; RESET max_parallel_maintenance_workers")
+					defer c.Exec(context.Background(), "RESET lock_timeout; RESET maintenance_work_mem; RESET max_parallel_maintenance_workers")
+					q := &pgQ{d: b.d, r: c}
 					if i > 0 && isCreateIndex(s) && isCreateIndex(stmts[i-1]) {
 						if err := waitCreating(ctx, q, pids[i-1], ended[i-1]); err != nil {
 							return err
@@ -203,14 +203,15 @@ func (b *pgBackend) buildIndexes(ctx context.Context, phases [][]string) error {
 	return nil
 }
 
-// buildSettings are the settings of the load's index builds: memory enough
-// to sort a 200,000-edge graph's index in one pass, and no parallel
-// workers while edges is under 1 GB (about 5 M edges): the load builds
-// its indexes several at once, and on a small table a build's workers add
-// their start and the merge of their sorts to CPU the other builds need
-// (a 200 K-edge load's end: 510-550 ms of server CPU without, 610-700 ms
-// with, two cores). Above that the server's setting stands.
-const buildSettings = "SELECT set_config('maintenance_work_mem', '256MB', false), " +
+// buildSettings are the settings of the load's index builds: DDL's lock
+// wait (ddlWaits), memory enough to sort a 200,000-edge graph's index in
+// one pass, and no parallel workers while edges is under 1 GB (about 5 M
+// edges): the load builds its indexes several at once, and on a small
+// table a build's workers add their start and the merge of their sorts to
+// CPU the other builds need (a 200 K-edge load's end: 510-550 ms of server
+// CPU without, 610-700 ms with, two cores). Above that the server's
+// setting stands.
+var buildSettings = strings.Join(ddlWaits("postgres"), "; ") + "; SELECT set_config('maintenance_work_mem', '256MB', false), " +
 	"set_config('max_parallel_maintenance_workers', CASE WHEN pg_relation_size('edges') < 1073741824 " +
 	"THEN '0' ELSE current_setting('max_parallel_maintenance_workers') END, false)"
 
