@@ -221,9 +221,12 @@ func isCreateIndex(s string) bool {
 
 // waitCreating returns once the backend pid holds an AccessExclusiveLock
 // on a relation (the index its CREATE INDEX creates), or its statement has
-// ended (done).
+// ended (done). It asks every millisecond at first, which is about how
+// long a CREATE INDEX takes to get there, and less often the longer it
+// waits (the statement may wait for the table's lock, for as long as
+// ddlLockWait).
 func waitCreating(ctx context.Context, q querier, pid uint32, done <-chan struct{}) error {
-	for {
+	for pause := time.Millisecond; ; pause = min(2*pause, 100*time.Millisecond) {
 		select {
 		case <-done:
 			return nil
@@ -240,7 +243,7 @@ func waitCreating(ctx context.Context, q querier, pid uint32, done <-chan struct
 			return nil
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(time.Millisecond):
+		case <-time.After(pause):
 		}
 	}
 }
