@@ -125,6 +125,16 @@ func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.C
 	// transaction already reads one snapshot, at its start timestamp.
 	b.plainReadTx = b.tidb
 	product := mysqlProduct(version, !b.tidb && galeraOn(pctx, pool))
+	if strings.HasPrefix(product, "MariaDB") {
+		// Writes that need a transaction go as one CALL (myproc.go).
+		if err := ensureProcs(pctx, pool); err != nil {
+			notes = append(notes, fmt.Sprintf("the stored procedures taobench writes through are missing and could not be created (%s): "+
+				"writes that need a transaction go statement by statement, about 4 round trips each instead of 1; "+
+				"run `taobench setup` once as a user allowed to CREATE ROUTINE on the database", scrub(err.Error(), pw)))
+		} else {
+			b.procs.ok = true
+		}
+	}
 	return &DB{d: b.d, b: b, name: name, notes: notes, product: product}, nil
 }
 

@@ -48,8 +48,10 @@ import (
 type myBackend struct {
 	*sqlBackend
 	tidb bool
-	// stepwise turns the one-round-trip read transactions off (tests and
-	// benchmarks compare both paths).
+	// procs are the write procedures (MariaDB; myproc.go).
+	procs myProcs
+	// stepwise turns the one-round-trip read transactions and writes off
+	// (tests and benchmarks compare both paths).
 	stepwise bool
 	// branch are unionBranch split at the read index (#) and the
 	// placeholders.
@@ -78,6 +80,11 @@ func newMyBackend(b *sqlBackend) *myBackend {
 	}
 	m.bufs.New = func() any { b := make([]byte, 0, 4096); return &b }
 	return m
+}
+
+func (m *myBackend) close() {
+	m.procs.close()
+	m.sqlBackend.close()
 }
 
 // errNotText marks a statement readTxn cannot spell as text.

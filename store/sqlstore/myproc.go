@@ -1,0 +1,358 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/taobench/taobench/tao"
+)
+
+// Writes in one round trip (MariaDB): stored procedures.
+//
+// Statement by statement, a write that needs a transaction (a check, an
+// association with an inverse, a write transaction) costs START
+// TRANSACTION, each check, each statement and COMMIT: 4.1 round trips per
+// such write in workload a's mix. go-sql-driver/mysql cannot pipeline, so
+// the decisions between the statements (a check that fails, an update
+// that found no row and so writes no inverse, an upsert that met another
+// edge of a unique type) have to be the server's. On MariaDB a write goes
+// as one CALL of a stored procedure, a prepared statement: the server
+// parses the CALL once per connection and the procedure's body once per
+// connection (its routine cache), where an anonymous compound statement
+// was parsed on every write and cost the server more CPU than the round
+// trips saved (docs/performance.md).
+//
+// The procedures hold the statements the statement-by-statement path runs
+// (dialect.go), with the procedure's parameters for placeholders, in one
+// transaction that commits or, on the first failure, rolls back (an exit
+// handler) before the error reaches the client. A failed check or a
+// unique collision is a SIGNAL with its own error number; the handler
+// prefixes every other error's message with the kind of row (o:, e:) the
+// failing statement touched, which the outcome's class needs (a conflict
+// on an object or on an association), and keeps its number. The one
+// result, a row of one integer, says for each operation whether it found
+// its row (bit i for operation i). There are procedures of 1, 2, 4 and 8
+// operation slots (myProcSlots) and 2 check slots; a write takes the
+// smallest that holds it, unused slots are NULL. Larger writes, writes
+// with more checks, reads in a write transaction and injected holds and
+// failures go statement by statement, as do MySQL's and TiDB's writes.
+//
+// The procedures are created when the store opens (CREATE PROCEDURE IF NOT
+// EXISTS, names versioned by myProcVersion, so an older database gets the
+// ones this build calls). A user who may not create routines on a
+// database without them gets a note, and writes go statement by
+// statement.
+
+// myProcSlots are the procedures' operation slots; myProcChecks their
+// check slots.
+var myProcSlots = [...]int{1, 2, 4, 8}
+
+const (
+	myProcChecks = 2
+	// myProcVersion names the procedures' generation: a change to their
+	// text or parameters takes a new one, so a database holding an older
+	// one (IF NOT EXISTS keeps it) gets the new one beside it.
+	myProcVersion = 1
+	// parameters per check slot and per operation slot
+	myCheckParams = 5
+	myOpParams    = 9
+)
+
+// Error numbers of the procedures' own SIGNALs (user-defined numbers,
+// above MariaDB's own).
+const (
+	myCheckFailed = 30001
+	myUniqueEdge  = 30003
+)
+
+// Operation codes of an operation slot (myOpCode); edge operations are 4
+// and above.
+const (
+	myObjAdd = iota + 1
+	myObjUpdate
+	myObjDelete
+	myEdgeAdd
+	myEdgeUpdate
+	myEdgeDelete
+)
+
+func myOpCode(k tao.Kind) int {
+	switch k {
+	case tao.ObjAdd:
+		return myObjAdd
+	case tao.ObjUpdate:
+		return myObjUpdate
+	case tao.ObjDelete:
+		return myObjDelete
+	case tao.EdgeAdd:
+		return myEdgeAdd
+	case tao.EdgeUpdate:
+		return myEdgeUpdate
+	case tao.EdgeDelete:
+		return myEdgeDelete
+	}
+	return 0
+}
+
+// myProcName is the name of the procedure of slots operation slots.
+func myProcName(slots int) string {
+	return fmt.Sprintf("taobench_write%d_v%d", slots, myProcVersion)
+}
+
+// myProcCall is the CALL of the procedure of slots operation slots.
+func myProcCall(slots int) string {
+	n := myProcChecks*myCheckParams + slots*myOpParams
+	return "CALL " + myProcName(slots) + "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+}
+
+// myProcDDL is the CREATE PROCEDURE statement of the procedure of slots
+// operation slots. The statements are dialect.go's MySQL ones, the
+// parameters in place of the placeholders.
+func myProcDDL(slots int) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("CREATE PROCEDURE IF NOT EXISTS %s(", myProcName(slots))
+	var params []string
+	for i := 1; i <= myProcChecks; i++ {
+		// kind: 1 object exists, 2 object at version, 3 association exists, 4 association at version
+		params = append(params, fmt.Sprintf("c%dk TINYINT, c%da BIGINT, c%dt BIGINT, c%db BIGINT, c%dv BIGINT", i, i, i, i, i))
+	}
+	for i := 1; i <= slots; i++ {
+		// kind (myOpCode), id1, type, id2, time, payload, ukey, inverse type (NULL: none), the inverse's ukey
+		params = append(params, fmt.Sprintf("o%dk TINYINT, o%da BIGINT, o%dt BIGINT, o%db BIGINT, o%dm BIGINT, "+
+			"o%dp VARCHAR(150), o%du BIGINT, o%di BIGINT, o%dw BIGINT", i, i, i, i, i, i, i, i, i))
+	}
+	w("%s)\nMODIFIES SQL DATA\nBEGIN\n", strings.Join(params, ", "))
+	// k: the statement running touches an association (1) or an object (0).
+	w("DECLARE v BIGINT; DECLARE n BIGINT; DECLARE f BIGINT DEFAULT 0; DECLARE k TINYINT DEFAULT 0; DECLARE m VARCHAR(512);\n")
+	w("DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;\n") // a check's SELECT ... INTO that finds no row
+	w("DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN GET DIAGNOSTICS CONDITION 1 m = MESSAGE_TEXT; ROLLBACK; " +
+		"SET m = CONCAT(IF(k = 1, 'e:', 'o:'), m); RESIGNAL SET MESSAGE_TEXT = m; END;\n")
+	w("START TRANSACTION;\n")
+	objCheck := strings.Replace(verObj, "SELECT version ", "SELECT version INTO v ", 1) + " FOR UPDATE"
+	edgeCheck := strings.Replace(verEdge, "SELECT version ", "SELECT version INTO v ", 1) + " FOR UPDATE"
+	for i := 1; i <= myProcChecks; i++ {
+		c := fmt.Sprintf("c%d", i)
+		w("IF %sk IS NOT NULL THEN SET v = NULL;\n", c)
+		w("  IF %sk <= 2 THEN SET k = 0; %s; ELSE SET k = 1; %s; END IF;\n", c,
+			fill(objCheck, c+"a"), fill(edgeCheck, c+"a", c+"t", c+"b"))
+		w("  IF v IS NULL OR %sk %% 2 = 0 AND v <> %sv THEN SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = %d, "+
+			"MESSAGE_TEXT = 'precondition failed'; END IF;\nEND IF;\n", c, c, myCheckFailed)
+	}
+	d := mysqlDialect()
+	unique := fmt.Sprintf("SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = %d, MESSAGE_TEXT = 'another association of a unique type'", myUniqueEdge)
+	for i := 1; i <= slots; i++ {
+		o := func(s string) string { return fmt.Sprintf("o%d%s", i, s) }
+		bit := fmt.Sprintf("%d", 1<<(i-1))
+		// The inverse's upsert: id1 and id2 swapped, the inverse type and its ukey.
+		inverse := fill(d.stmts[sEdgeAdd], o("b"), o("a"), o("i"), o("m"), o("p"), o("w"))
+		w("IF %s IS NOT NULL THEN SET k = %s >= %d;\nCASE %s\n", o("k"), o("k"), myEdgeAdd, o("k"))
+		w("WHEN %d THEN %s;\n", myObjAdd, fill(d.stmts[sObjAdd], o("a"), o("m"), o("p")))
+		w("WHEN %d THEN %s; IF ROW_COUNT() > 0 THEN SET f = f | %s; END IF;\n", myObjUpdate,
+			fill(d.stmts[sObjUpdate], o("m"), o("p"), o("a")), bit)
+		w("WHEN %d THEN %s; IF ROW_COUNT() > 0 THEN SET f = f | %s; END IF;\n", myObjDelete,
+			fill(d.stmts[sObjDelete], o("a")), bit)
+		// MySQL's upsert: 1 row inserted, 2 overwritten, 0 another edge of
+		// a unique type (dialect.go).
+		w("WHEN %d THEN %s; SET n = ROW_COUNT(); IF n = 0 THEN %s; END IF; IF n = 2 THEN SET f = f | %s; END IF;\n", myEdgeAdd,
+			fill(d.stmts[sEdgeAdd], o("a"), o("b"), o("t"), o("m"), o("p"), o("u")), unique, bit)
+		w("  IF %s IS NOT NULL THEN %s; IF ROW_COUNT() = 0 THEN %s; END IF; END IF;\n", o("i"), inverse, unique)
+		// An update's inverse is an upsert, which also repairs a missing
+		// one, written only when the forward row was found; so is a
+		// delete's.
+		w("WHEN %d THEN %s; IF ROW_COUNT() > 0 THEN SET f = f | %s;\n", myEdgeUpdate,
+			fill(d.stmts[sEdgeUpdate], o("m"), o("p"), o("a"), o("t"), o("b")), bit)
+		w("  IF %s IS NOT NULL THEN %s; IF ROW_COUNT() = 0 THEN %s; END IF; END IF; END IF;\n", o("i"), inverse, unique)
+		w("WHEN %d THEN %s; IF ROW_COUNT() > 0 THEN SET f = f | %s;\n", myEdgeDelete,
+			fill(d.stmts[sEdgeDelete], o("a"), o("t"), o("b")), bit)
+		w("  IF %s IS NOT NULL THEN %s; END IF; END IF;\n", o("i"), fill(d.stmts[sEdgeDelete], o("b"), o("i"), o("a")))
+		w("END CASE;\nEND IF;\n")
+	}
+	// A failed commit is the first operation's kind, as statement by statement.
+	w("SET k = o1k >= %d;\nCOMMIT;\nSELECT f;\nEND", myEdgeAdd)
+	return b.String()
+}
+
+// fill puts names in place of s's placeholders, in order.
+func fill(s string, names ...string) string {
+	for _, n := range names {
+		s = strings.Replace(s, "?", n, 1)
+	}
+	if strings.Contains(s, "?") {
+		panic("fill: a placeholder left in " + s)
+	}
+	return s
+}
+
+// myProcs are the prepared CALLs of the write procedures, by slot count.
+type myProcs struct {
+	ok    bool // the procedures exist (ensureProcs)
+	mu    sync.Mutex
+	calls atomic.Pointer[[len(myProcSlots)]*sql.Stmt]
+}
+
+func (p *myProcs) close() {
+	if c := p.calls.Swap(nil); c != nil {
+		for _, s := range c {
+			s.Close()
+		}
+	}
+}
+
+// ensureProcs creates the procedures where missing; it reports whether
+// they are there, and if not why.
+func ensureProcs(ctx context.Context, pool *sql.DB) error {
+	var names []string
+	for _, s := range myProcSlots {
+		names = append(names, "'"+myProcName(s)+"'")
+	}
+	var n int
+	err := pool.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() "+
+		"AND ROUTINE_TYPE = 'PROCEDURE' AND ROUTINE_NAME IN ("+strings.Join(names, ", ")+")").Scan(&n)
+	if err == nil && n == len(myProcSlots) {
+		return nil
+	}
+	for _, s := range myProcSlots {
+		if _, err := pool.ExecContext(ctx, myProcDDL(s)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// procWritable reports whether req can go as one CALL, and the index in
+// myProcSlots of the procedure that holds it.
+func procWritable(req *tao.Request) (int, bool) {
+	if injected(req) || len(req.Checks) > myProcChecks {
+		return 0, false
+	}
+	for i := range req.Ops {
+		if myOpCode(req.Ops[i].Kind) == 0 {
+			return 0, false // a read: statement by statement
+		}
+	}
+	for j, s := range myProcSlots {
+		if len(req.Ops) <= s {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// procArgs appends the CALL's arguments for req to args: the check
+// slots, then slots operation slots.
+func (db *DB) procArgs(args []any, req *tao.Request, slots int) []any {
+	for i := range myProcChecks {
+		if i >= len(req.Checks) {
+			args = append(args, nil, nil, nil, nil, nil)
+			continue
+		}
+		c := &req.Checks[i]
+		k := 1
+		if c.Key.Edge {
+			k = 3
+		}
+		if c.Kind == tao.CheckVersion {
+			k++
+		}
+		args = append(args, k, c.Key.ID1, int64(c.Key.Type), c.Key.ID2, c.Version)
+	}
+	for i := range slots {
+		if i >= len(req.Ops) {
+			args = append(args, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+			continue
+		}
+		op := &req.Ops[i]
+		var inv, invKey any
+		if t, ok := op.Type.Inverse(); ok && op.Kind.IsEdge() {
+			inv, invKey = int64(t), ukey(t, op.ID1)
+		}
+		args = append(args, myOpCode(op.Kind), op.ID1, int64(op.Type), op.ID2, op.Time, db.payload(op.Payload),
+			ukey(op.Type, op.ID2), inv, invKey)
+	}
+	return args
+}
+
+// calls returns the prepared CALLs, preparing them on first use.
+func (m *myBackend) calls(ctx context.Context) (*[len(myProcSlots)]*sql.Stmt, error) {
+	if c := m.procs.calls.Load(); c != nil {
+		return c, nil
+	}
+	m.procs.mu.Lock()
+	defer m.procs.mu.Unlock()
+	if c := m.procs.calls.Load(); c != nil {
+		return c, nil
+	}
+	c := new([len(myProcSlots)]*sql.Stmt)
+	for j, s := range myProcSlots {
+		var err error
+		if c[j], err = m.write.PrepareContext(ctx, myProcCall(s)); err != nil {
+			for _, p := range c[:j] {
+				p.Close()
+			}
+			return nil, err
+		}
+	}
+	m.procs.calls.Store(c)
+	return c, nil
+}
+
+// writeTxn runs a write that needs a transaction as one CALL on MariaDB;
+// it reports false, having sent nothing, elsewhere and for requests no
+// procedure holds.
+func (m *myBackend) writeTxn(ctx context.Context, db *DB, req *tao.Request, res *tao.Result) bool {
+	if !m.procs.ok || m.stepwise {
+		return false
+	}
+	j, ok := procWritable(req)
+	if !ok {
+		return false
+	}
+	calls, err := m.calls(ctx)
+	if err != nil {
+		return false // statement by statement, which words the error if there is one
+	}
+	args := db.procArgs(make([]any, 0, myProcChecks*myCheckParams+myProcSlots[j]*myOpParams), req, myProcSlots[j])
+	var f int64
+	err = calls[j].QueryRowContext(ctx, args...).Scan(&f)
+	var e *mysql.MySQLError
+	if err != nil && errors.As(err, &e) {
+		// The handler's prefix: the kind of row the failing statement touched.
+		edge := strings.HasPrefix(e.Message, "e:")
+		if edge || strings.HasPrefix(e.Message, "o:") {
+			e.Message = e.Message[2:]
+		}
+		switch e.Number {
+		case myCheckFailed:
+			res.Outcome = tao.PreconditionFailed
+		case myUniqueEdge:
+			res.Outcome = tao.UniqueViolation
+		default:
+			db.finish(ctx, res, tao.OK, err, edge)
+		}
+		return true
+	}
+	if err != nil {
+		db.finish(ctx, res, tao.OK, err, req.Ops[0].Kind.IsEdge())
+		return true
+	}
+	for i := range req.Ops {
+		if req.Ops[i].Kind != tao.ObjAdd {
+			res.Ops[i].Found = f&(1<<i) != 0
+		}
+	}
+	res.Outcome = tao.OK
+	// A single update or delete that found no row ends NotFound, as it
+	// does statement by statement.
+	if req.Class == tao.Write && !res.Ops[0].Found && !isAdd(req.Ops[0].Kind) {
+		res.Outcome = tao.NotFound
+	}
+	return true
+}
