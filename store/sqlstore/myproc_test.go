@@ -28,9 +28,18 @@ import (
 // operations (every procedure's slots, and more, which go statement by
 // statement).
 func TestMariaDBWriteOneRoundTrip(t *testing.T) {
+	for _, mode := range []string{"procedure", "slots"} {
+		t.Run(mode, func(t *testing.T) { testWriteOneRoundTrip(t, mode) })
+	}
+}
+
+// testWriteOneRoundTrip is TestMariaDBWriteOneRoundTrip in one mode:
+// "procedure", single writes through their shape's procedure, or "slots",
+// every write through the slot procedures.
+func testWriteOneRoundTrip(t *testing.T, mode string) {
 	admin := testenv.MySQLURL(t)
 	step := openCounted(t, testenv.FreshMySQL(t, admin), "stepwise")
-	one := openCounted(t, testenv.FreshMySQL(t, admin), "procedure")
+	one := openCounted(t, testenv.FreshMySQL(t, admin), mode)
 	ctx := context.Background()
 	if err := step.Setup(ctx, false); err != nil {
 		t.Fatal(err)
@@ -49,7 +58,7 @@ func TestMariaDBWriteOneRoundTrip(t *testing.T) {
 	}
 	outcomes := map[tao.Outcome]int{}
 	called := 0
-	procs := map[int]int{} // writes by the procedure's slots
+	procs := map[int]int{} // writes by the procedure's slots (0: a shape's)
 	for i := range 800 {
 		req := &tao.Request{Class: tao.Write, Ops: []tao.Op{randOp()}}
 		if rng.IntN(4) == 0 {
@@ -83,7 +92,11 @@ func TestMariaDBWriteOneRoundTrip(t *testing.T) {
 			continue // statement by statement either way
 		}
 		called++
-		procs[myProcSlots[j]]++
+		if _, _, _, single := singleShape(req); single && mode == "procedure" {
+			procs[0]++
+		} else {
+			procs[myProcSlots[j]]++
+		}
 		outcomes[got.Outcome]++
 		if trips != 1 {
 			t.Errorf("write %d %+v: %d round trips, want 1", i, req, trips)
@@ -95,9 +108,9 @@ func TestMariaDBWriteOneRoundTrip(t *testing.T) {
 			t.Errorf("no write through a procedure ended %v: the test does not cover it", o)
 		}
 	}
-	for _, s := range myProcSlots {
-		if procs[s] == 0 {
-			t.Errorf("no write went through the procedure of %d slots", s)
+	for _, s := range append([]int{0}, myProcSlots[:]...) {
+		if procs[s] == 0 && (s > 0 || mode == "procedure") {
+			t.Errorf("no write went through the procedure of %d slots (0: a shape's)", s)
 		}
 	}
 	for _, q := range []string{"SELECT id, timestamp, value, version FROM objects ORDER BY id",
@@ -484,8 +497,14 @@ func needProcs(t testing.TB, db *DB) {
 	if !db.b.(*myBackend).procs.ok {
 		t.Fatalf("no write procedures: %q", db.Notes())
 	}
-	// Prepared now, so that a test's first write is one round trip.
-	if _, err := db.b.(*myBackend).calls(context.Background()); err != nil {
+	// Prepared now, so that a test's first write of a shape is one round trip.
+	m := db.b.(*myBackend)
+	if _, err := m.calls(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	forShapes(func(ck, op int, inverse bool) {
+		if _, err := m.shapeCall(context.Background(), ck, op, inverse); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

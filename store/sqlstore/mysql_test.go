@@ -181,7 +181,12 @@ func (r *fakeRows) NextResultSet() error {
 // readTxnModes are the ways a MySQL-protocol read transaction can go.
 var readTxnModes = []string{"union", "stepwise"}
 
-func setMode(db *DB, mode string) { db.b.(*myBackend).stepwise = mode == "stepwise" }
+// setMode picks the way: "stepwise" (statement by statement), "slots"
+// (writes through the slot procedures alone), any other the default.
+func setMode(db *DB, mode string) {
+	m := db.b.(*myBackend)
+	m.stepwise, m.slotsOnly = mode == "stepwise", mode == "slots"
+}
 
 // TestTiDBReadTxn opens the store on a fake server that refuses READ ONLY
 // transactions as TiDB does, under TiDB's version string and under

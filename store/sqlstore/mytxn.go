@@ -48,8 +48,11 @@ import (
 type myBackend struct {
 	*sqlBackend
 	tidb bool
-	// procs are the write procedures (MariaDB; myproc.go).
-	procs myProcs
+	// procs are the write procedures (MariaDB; myproc.go); slotsOnly
+	// sends single writes to the slot procedures too (tests and
+	// benchmarks compare).
+	procs     myProcs
+	slotsOnly bool
 	// stepwise turns the one-round-trip read transactions and writes off
 	// (tests and benchmarks compare both paths).
 	stepwise bool
