@@ -428,7 +428,9 @@ func TestMariaDBWriteProcedureConflicts(t *testing.T) {
 // BenchmarkMariaDBWrite runs, on one connection, the writes of workload a
 // that need a transaction: an object update with a version check, an update
 // of a bidirectional association (the inverse too), the same with an
-// existence check; statement by statement and through the procedures.
+// existence check; statement by statement, through the slot procedures
+// ("slots") and through the single writes' shape procedures ("procedure",
+// the default).
 // It reports per write the round trips (the client's writes to the
 // socket), the client's CPU and the server's (the connection's server
 // thread, /proc; the server must run on this machine).
@@ -436,7 +438,7 @@ func TestMariaDBWriteProcedureConflicts(t *testing.T) {
 //	go test -run XXX -bench MariaDBWrite -benchtime 5000x ./store/sqlstore/
 func BenchmarkMariaDBWrite(b *testing.B) {
 	raw := testenv.FreshMySQL(b, testenv.MySQLURL(b))
-	for _, mode := range []string{"stepwise", "procedure"} {
+	for _, mode := range []string{"stepwise", "slots", "procedure"} {
 		b.Run(mode, func(b *testing.B) {
 			db := openCounted(b, raw, mode)
 			m := db.b.(*myBackend)
