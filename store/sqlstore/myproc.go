@@ -37,12 +37,16 @@ import (
 // prefixes every other error's message with the kind of row (o:, e:) the
 // failing statement touched, which the outcome's class needs (a conflict
 // on an object or on an association), and keeps its number. The one
-// result, a row of one integer, says for each operation whether it found
-// its row (bit i for operation i). There are procedures of 1, 2, 4 and 8
-// operation slots (myProcSlots) and 2 check slots; a write takes the
-// smallest that holds it, unused slots are NULL. Larger writes, writes
-// with more checks, reads in a write transaction and injected holds and
-// failures go statement by statement, as do MySQL's and TiDB's writes.
+// result, a row of one integer, says which operations found their row. A
+// single write (one operation, at most one check) calls the procedure of
+// its shape (myShapeDDL: its statements, no other branch); a write
+// transaction calls the smallest of the slot procedures (myProcDDL: 2
+// check slots and 1, 2, 4 or 8 operation slots, unused ones NULL) that
+// holds it. Larger writes, writes with more checks, reads in a write
+// transaction and injected holds and failures go statement by statement,
+// as do MySQL's and TiDB's writes. The result set is read and closed
+// before the connection goes back to the pool, which reads the OK that
+// ends every CALL's reply.
 //
 // The procedures are created when the store opens (CREATE PROCEDURE IF NOT
 // EXISTS, names versioned by myProcVersion, so an older database gets the
