@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taobench/taobench/internal/testenv"
@@ -173,30 +174,19 @@ func TestPGCopyRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	rows, err := pool.Query(ctx, "SELECT format('%s %s %s %s', id, timestamp, value, version) FROM objects ORDER BY id")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+	for _, q := range []string{
+		"SELECT format('%s %s %s %s', id, timestamp, value, version) FROM objects ORDER BY id",
+		"SELECT format('%s %s %s %s %s %s %s', id1, id2, type, timestamp, value, version, ukey) FROM edges ORDER BY id1",
+	} {
+		rows, err := pool.Query(ctx, q)
+		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, s)
-	}
-	rows, err = pool.Query(ctx, "SELECT format('%s %s %s %s %s %s %s', id1, id2, type, timestamp, value, version, ukey) FROM edges ORDER BY id1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+		got = append(got, lines...)
 	}
 	want := []string{
 		"1 -5 héllo 3", "1099511627776 7  1",
