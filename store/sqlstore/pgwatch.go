@@ -51,6 +51,7 @@ type guardConn struct {
 	q      *quietCtx   // the watched context of the query in progress
 	poison bool        // the query's deadline was set to end it
 	rows   []quietRows // rows for its next queries, handed out once each (as pgxpool's own)
+	fast   pgFastConn  // the single reads' statements and buffers (pgfast.go)
 }
 
 // dial wraps a pgx dial function so every connection it makes is guarded.

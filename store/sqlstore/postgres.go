@@ -286,6 +286,11 @@ type pgQ struct {
 }
 
 func (q *pgQ) first(ctx context.Context, s stmt, args ...any) (int64, bool, error) {
+	if p, ok := q.r.(*watchedPool); ok {
+		if n, v, handled, err := p.fast(ctx, s, q.d.stmts[s], args, true); handled {
+			return v, n > 0, err
+		}
+	}
 	rows, err := q.r.Query(ctx, q.d.stmts[s], args...)
 	if err != nil {
 		return 0, false, err
@@ -316,7 +321,11 @@ func (q *pgQ) first(ctx context.Context, s stmt, args ...any) (int64, bool, erro
 // type-map lookup and two allocations, a tenth of a point read's client
 // work in pgx), and every statement first reads is one of these.
 func firstInt(rows pgx.Rows) (v int64, ok bool) {
-	fd, raw := rows.FieldDescriptions(), rows.RawValues()
+	return rawInt(rows.FieldDescriptions(), rows.RawValues())
+}
+
+// rawInt decodes a row's first column, as firstInt.
+func rawInt(fd []pgconn.FieldDescription, raw [][]byte) (v int64, ok bool) {
 	if len(fd) == 0 || len(raw) == 0 || fd[0].Format != pgx.BinaryFormatCode || raw[0] == nil {
 		return 0, false
 	}
@@ -333,6 +342,11 @@ func firstInt(rows pgx.Rows) (v int64, ok bool) {
 }
 
 func (q *pgQ) count(ctx context.Context, s stmt, args ...any) (int, error) {
+	if p, ok := q.r.(*watchedPool); ok {
+		if n, _, handled, err := p.fast(ctx, s, q.d.stmts[s], args, false); handled {
+			return n, err
+		}
+	}
 	rows, err := q.r.Query(ctx, q.d.stmts[s], args...)
 	if err != nil {
 		return 0, err

@@ -1,0 +1,184 @@
+package sqlstore
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+)
+
+// The single reads of a run (object and edge point reads, counts, range
+// reads, which are counted, not decoded) are most of a read-heavy
+// workload's requests, and on the watched path (pgwatch.go) they skip
+// pgx's query layer: each connection prepares them once under its own
+// names and runs them through pgconn's ExecStatement, with integer
+// parameters written straight into a buffer the connection keeps. pgx's
+// Query looked the statement up by its text, planned each argument's
+// encoding through its type map and set up its Rows, about 5% of a
+// closed-loop client's CPU on workload o; the messages the server gets
+// (Bind, Execute, Sync on a prepared statement, binary formats) are the
+// same. Anything the fast path does not know (another context, an
+// argument type or parameter type it does not encode, a value out of its
+// parameter's range) goes to pgx as before, before anything is sent.
+
+// pgFastConn is a connection's fast-path state.
+type pgFastConn struct {
+	sd     [numStmts]*pgconn.StatementDescription // prepared here, nil until first used
+	buf    []byte                                 // the parameters' bytes
+	params [][]byte                               // slices of buf, one per parameter
+}
+
+// binaryFormat is the one format code that applies to every parameter
+// and every result column.
+var binaryFormat = []int16{pgtype.BinaryFormatCode}
+
+// fastName is statement s's prepared name on every connection.
+func fastName(s stmt) string { return "taobench_fast_" + strconv.Itoa(int(s)) }
+
+// errFastNull: a statement first decodes returned NULL or a non-integer
+// in its first column, which none of taobench's tables hold.
+var errFastNull = errors.New("the first column is NULL or not an integer")
+
+// fast runs read statement s on the watched path. It returns the rows'
+// number and, when first is set, the first row's first column as an
+// integer. handled is false when the fast path does not apply: nothing
+// was sent, and the caller runs the statement through pgx.
+func (p *watchedPool) fast(ctx context.Context, s stmt, sql string, args []any, first bool) (n int, v int64, handled bool, err error) {
+	q := p.w.quiet(ctx)
+	if q == nil || !fastArgs(args) {
+		return 0, 0, false, nil
+	}
+	c, g, err := p.acquire(ctx, q)
+	if err != nil {
+		return 0, 0, true, err
+	}
+	defer c.Release()
+	if g == nil {
+		return 0, 0, false, nil
+	}
+	defer g.end()
+	pc := c.Conn().PgConn()
+	f := &g.fast
+	for try := 0; ; try++ {
+		sd := f.sd[s]
+		if sd == nil {
+			if sd, err = pc.Prepare(q, fastName(s), sql, nil); err != nil {
+				return 0, 0, true, err
+			}
+			f.sd[s] = sd
+		}
+		if !f.encode(sd.ParamOIDs, args) {
+			return 0, 0, false, nil
+		}
+		n, v, err = fastExec(q, pc, sd, f.params, first)
+		if try > 0 || !stalePrepared(err) || pc.IsClosed() {
+			return n, v, true, err
+		}
+		// The statement no longer matches the tables (they were dropped and
+		// made anew, or the server forgot it): prepare it again, once. A
+		// read's first attempt changed nothing.
+		f.sd[s] = nil
+		if err := pc.Deallocate(q, fastName(s)); err != nil {
+			return 0, 0, true, err
+		}
+	}
+}
+
+// fastExec executes a prepared read and reads its rows.
+func fastExec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.StatementDescription, params [][]byte, first bool) (n int, v int64, err error) {
+	rr := pc.ExecStatement(ctx, sd, params, binaryFormat, binaryFormat)
+	for rr.NextRow() {
+		if n == 0 && first {
+			var ok bool
+			if v, ok = rawInt(rr.FieldDescriptions(), rr.Values()); !ok {
+				err = errFastNull
+			}
+		}
+		n++
+	}
+	if _, cerr := rr.Close(); cerr != nil {
+		return 0, 0, cerr
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %w", sd.SQL, err)
+	}
+	return n, v, nil
+}
+
+// stalePrepared reports the server's refusal of a prepared statement it
+// no longer has or whose result no longer matches its plan.
+func stalePrepared(err error) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	return pe.Code == "26000" || (pe.Code == "0A000" && pe.Message == "cached plan must not change result type")
+}
+
+// fastArgs reports whether the fast path encodes every argument's type.
+func fastArgs(args []any) bool {
+	for _, a := range args {
+		switch a.(type) {
+		case int64, int:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// encode writes args as the binary integers oids ask for; false if a
+// parameter is of another type or a value outside its range.
+func (f *pgFastConn) encode(oids []uint32, args []any) bool {
+	if len(oids) != len(args) {
+		return false
+	}
+	f.buf = f.buf[:0]
+	for i, a := range args {
+		var x int64
+		switch a := a.(type) {
+		case int64:
+			x = a
+		case int:
+			x = int64(a)
+		default:
+			return false
+		}
+		switch oids[i] {
+		case pgtype.Int8OID:
+			f.buf = binary.BigEndian.AppendUint64(f.buf, uint64(x))
+		case pgtype.Int4OID:
+			if x < math.MinInt32 || x > math.MaxInt32 {
+				return false
+			}
+			f.buf = binary.BigEndian.AppendUint32(f.buf, uint32(x))
+		case pgtype.Int2OID:
+			if x < math.MinInt16 || x > math.MaxInt16 {
+				return false
+			}
+			f.buf = binary.BigEndian.AppendUint16(f.buf, uint16(x))
+		default:
+			return false
+		}
+	}
+	// Slice after the appends, which may have moved buf.
+	f.params = f.params[:0]
+	at := 0
+	for _, oid := range oids {
+		w := 8
+		switch oid {
+		case pgtype.Int4OID:
+			w = 4
+		case pgtype.Int2OID:
+			w = 2
+		}
+		f.params = append(f.params, f.buf[at:at+w])
+		at += w
+	}
+	return true
+}

@@ -1,0 +1,184 @@
+package sqlstore
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/taobench/taobench/internal/testenv"
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
+)
+
+// TestPgFastPath runs the same single reads on the watched path, where
+// they go through pgfast.go, and under another context, where pgx runs
+// them: every outcome, version and row count must agree, over found and
+// missing keys, counts and range reads with offsets and time bounds. It
+// also checks that the watched reads did take the fast path (their
+// statements are prepared on a connection), and that a statement whose
+// result type changed under it (a column's type altered) is prepared
+// again and answers with the new type.
+func TestPgFastPath(t *testing.T) {
+	ctx := context.Background()
+	raw := testenv.FreshPostgres(t, testenv.PostgresURL(t))
+	s, err := store.Default.Open(ctx, raw, store.Options{Clients: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := s.(*DB)
+	defer db.Close()
+	if err := db.Setup(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	const n = 300
+	var objs []tao.Object
+	var edges []tao.Edge
+	for id := int64(1); id <= n; id++ {
+		objs = append(objs, tao.Object{ID: id, Time: id, Value: []byte("v")})
+		for k := range id % 12 {
+			edges = append(edges, tao.Edge{ID1: id, Type: tao.TypeOther, ID2: 1000 + k, Time: 10 * k, Value: []byte("e")})
+		}
+	}
+	l, err := db.NewLoader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Load(ctx, objs, edges); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	// Versions other than 1, so a version read from the wrong column shows.
+	b := db.b.(*pgBackend)
+	if _, err := b.pool.Exec(ctx, "UPDATE objects SET version = id * 7 WHERE id % 3 = 0"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.pool.Exec(ctx, "UPDATE edges SET version = id2 + id1 WHERE id1 % 2 = 0"); err != nil {
+		t.Fatal(err)
+	}
+
+	watched, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer db.WatchContext(watched)()
+	other, cancelOther := context.WithCancel(ctx) // not the watched one: pgx's path
+	defer cancelOther()
+
+	rng := rand.New(rand.NewPCG(3, 9))
+	ops := func() tao.Op {
+		id := 1 + rng.Int64N(n+20) // some past the last object
+		switch rng.IntN(5) {
+		case 0:
+			return tao.Op{Kind: tao.ObjRead, ID1: id}
+		case 1:
+			return tao.Op{Kind: tao.EdgePointRead, ID1: id, Type: tao.TypeOther, ID2: 1000 + rng.Int64N(14)}
+		case 2:
+			return tao.Op{Kind: tao.EdgeRangeRead, ID1: id, Type: tao.TypeOther, Limit: 1 + rng.IntN(8), Offset: rng.IntN(5)}
+		case 3:
+			return tao.Op{Kind: tao.EdgeCountRead, ID1: id, Type: tao.TypeOther}
+		default:
+			lo := rng.Int64N(100)
+			return tao.Op{Kind: tao.EdgeTimeRead, ID1: id, Type: tao.TypeOther, Low: lo, High: lo + rng.Int64N(60), Limit: 1 + rng.IntN(6)}
+		}
+	}
+	run := func(c context.Context, op tao.Op) tao.Result {
+		var res tao.Result
+		res.Reset(1)
+		db.Exec(c, &tao.Request{Class: tao.Read, Ops: []tao.Op{op}}, &res)
+		if res.Err != nil {
+			t.Fatalf("%+v: %v", op, res.Err)
+		}
+		return res
+	}
+	var found, missing, rows, versions int
+	for range 2000 {
+		op := ops()
+		a, w := run(watched, op), run(other, op)
+		if a.Outcome != w.Outcome || a.Ops[0] != w.Ops[0] {
+			t.Fatalf("%+v: the fast path gave %v %+v, pgx %v %+v", op, a.Outcome, a.Ops[0], w.Outcome, w.Ops[0])
+		}
+		switch {
+		case a.Outcome == tao.NotFound:
+			missing++
+		case a.Ops[0].Rows > 1:
+			rows++
+		case a.Ops[0].Version > 1:
+			versions++
+		}
+		if a.Outcome == tao.OK {
+			found++
+		}
+	}
+	if found < 500 || missing < 100 || rows < 200 || versions < 50 {
+		t.Fatalf("too few cases to compare: %d found, %d missing, %d with rows, %d with versions above 1", found, missing, rows, versions)
+	}
+	prepared := func(s stmt) int {
+		b.watch.mu.Lock()
+		defer b.watch.mu.Unlock()
+		k := 0
+		for g := range b.watch.conns {
+			if g.fast.sd[s] != nil {
+				k++
+			}
+		}
+		return k
+	}
+	for _, s := range []stmt{sObjGet, sEdgeGet, sEdgeRange, sEdgeCount, sEdgeTime} {
+		if prepared(s) == 0 {
+			t.Errorf("statement %d was not prepared by the fast path on any connection", s)
+		}
+	}
+
+	// The version column becomes int4: a statement prepared before now
+	// returns another type, which the server refuses until it is prepared
+	// again.
+	if _, err := b.pool.Exec(ctx, "ALTER TABLE objects ALTER COLUMN version TYPE int4"); err != nil {
+		t.Fatal(err)
+	}
+	for id := int64(3); id <= 30; id += 3 {
+		res := run(watched, tao.Op{Kind: tao.ObjRead, ID1: id})
+		if res.Outcome != tao.OK || res.Ops[0].Version != id*7 {
+			t.Fatalf("object %d after the type change: %v version %d, want version %d", id, res.Outcome, res.Ops[0].Version, id*7)
+		}
+	}
+}
+
+// TestPgFastEncode checks the parameters' binary encoding at each width's
+// limits, and that a value outside its parameter's range, or a parameter
+// type the fast path does not write, leaves the statement to pgx.
+func TestPgFastEncode(t *testing.T) {
+	var f pgFastConn
+	oids := []uint32{pgtype.Int8OID, pgtype.Int4OID, pgtype.Int2OID, pgtype.Int8OID}
+	if !f.encode(oids, []any{int64(-2), int(2147483647), int64(-32768), int(1 << 40)}) {
+		t.Fatal("encode refused values within range")
+	}
+	want := [][]byte{
+		{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe},
+		{0x7f, 0xff, 0xff, 0xff},
+		{0x80, 0x00},
+		{0, 0, 0x01, 0, 0, 0, 0, 0},
+	}
+	if len(f.params) != len(want) {
+		t.Fatalf("%d parameters, want %d", len(f.params), len(want))
+	}
+	for i := range want {
+		if !bytes.Equal(f.params[i], want[i]) {
+			t.Errorf("parameter %d: % x, want % x", i, f.params[i], want[i])
+		}
+	}
+	for _, c := range []struct {
+		oids []uint32
+		args []any
+	}{
+		{[]uint32{pgtype.Int4OID}, []any{int64(2147483648)}},
+		{[]uint32{pgtype.Int2OID}, []any{-32769}},
+		{[]uint32{pgtype.TextOID}, []any{int64(1)}},
+		{[]uint32{pgtype.Int8OID}, []any{"1"}},
+		{[]uint32{pgtype.Int8OID, pgtype.Int8OID}, []any{int64(1)}},
+	} {
+		if f.encode(c.oids, c.args) {
+			t.Errorf("encode(%v, %v) accepted what pgx must encode or refuse", c.oids, c.args)
+		}
+	}
+}
