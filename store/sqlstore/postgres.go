@@ -86,7 +86,9 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 }
 
 // pgBackend runs the store over a pgx pool. pgx prepares and caches every
-// statement per connection, so the hot path sends only Bind/Execute.
+// statement per connection, so the hot path sends only Bind/Execute; a
+// run's single reads prepare their own and skip pgx's query layer
+// (pgfast.go).
 type pgBackend struct {
 	d     *dialect
 	pool  *pgxpool.Pool
