@@ -269,3 +269,21 @@ for wl in $WORKLOADS; do
 			"${m[original/sc]}, ${m[taobench/sc]}" "${m[original/lr]}, ${m[taobench/lr]}"
 	done
 done
+
+# A ratio of medians hides how far each tool moves between rounds: on a
+# 2-vCPU machine the original's throughput at 8 clients has been seen at two
+# levels a fifth apart, and which one a median of 3 lands on decides the
+# ratio. The spread says when more rounds are needed.
+# span values...: "lowest-highest (highest/lowest x)".
+span() { printf '%s\n' "$@" | sort -n | awk 'NR == 1 {lo = $1} {hi = $1} END {printf "%s-%s (%.2fx)", lo, hi, hi / lo}'; }
+echo
+echo "spread over the rounds: req/s lowest-highest per tool, and each round's taobench/original"
+for wl in $WORKLOADS; do
+	for c in $CLIENTS_LIST; do
+		read -ra o <<<"${V[$wl/$c/original/tp]}"
+		read -ra t <<<"${V[$wl/$c/taobench/tp]}"
+		rs=()
+		for i in "${!o[@]}"; do rs+=("$(calc %.2f "${t[i]} / ${o[i]}")"); done
+		printf '%-6s original %s  taobench %s  rounds %s\n' "$wl/$c" "$(span "${o[@]}")" "$(span "${t[@]}")" "${rs[*]}"
+	done
+done
