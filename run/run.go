@@ -429,6 +429,7 @@ type client struct {
 	actual    time.Time          // when the current request actually began
 	late      bool               // it began more than OvertimeTolerance late
 	sleeper   *clock.Sleeper     // open loop: waits for intended starts; injected delays
+	clk       clock.Mono         // tells a request's start and end
 	inject    *injector          // nil: no injected latency
 	errStreak int                // consecutive requests that ended in Error
 	fid       result.Counters    // what the database returned, for the fidelity rows
@@ -495,6 +496,7 @@ func newClient(plan *gen.Plan, i int, cfg *Config, rec *metrics.Recorder, x *exp
 		batch:    make([]metrics.Sample, 0, batchSize),
 		flushDue: time.Now().Add(flushEvery),
 		rng:      rand.New(rand.NewPCG(cfg.Seed, uint64(i)+1)),
+		clk:      clock.NewMono(),
 	}
 	c.gen.UseBuffers(c)
 	return c
@@ -589,7 +591,7 @@ func (c *client) step(ctx, execCtx context.Context, cfg *Config, b bounds) (more
 	if abandoned {
 		return false, true
 	}
-	end := time.Now()
+	end := c.clk.Now()
 	c.account(ctx, &b, cut, end)
 	if c.res.Outcome != tao.Error {
 		c.errStreak = 0
@@ -651,7 +653,7 @@ func (c *client) start(ctx context.Context, b *bounds, due time.Time) bool {
 			intended = intended.Add(c.req.Wait)
 		}
 	}
-	now := time.Now()
+	now := c.clk.Now()
 	if !now.Before(b.end) {
 		return false
 	}

@@ -57,3 +57,19 @@ func (s *Sleeper) Until(done <-chan struct{}, t time.Time) bool {
 	s.precise(d)
 	return true
 }
+
+// Mono tells the time from the monotonic clock alone. time.Now reads the
+// wall clock and the monotonic clock, two vDSO calls on linux/amd64, and a
+// client tells the time twice per request: on a VM those four calls were
+// 14% of a --db null client's CPU. Mono's times carry the wall time of its
+// base plus the monotonic time since, so their wall time does not follow
+// steps of the system clock after the base; comparisons and subtractions
+// between times that carry a monotonic reading use that reading alone, and
+// these are exact. The zero Mono is not usable: make one with NewMono.
+type Mono struct{ base time.Time }
+
+// NewMono returns a Mono based at the current time.
+func NewMono() Mono { return Mono{base: time.Now()} }
+
+// Now returns the current time.
+func (m Mono) Now() time.Time { return m.base.Add(time.Since(m.base)) }

@@ -49,3 +49,32 @@ func TestUntilCancel(t *testing.T) {
 		t.Error("an instant in the past was not reached at once")
 	}
 }
+
+// TestMono checks that Mono's times fall between time.Now readings taken
+// around them, by their monotonic readings and by their wall times, and
+// that they never go back.
+func TestMono(t *testing.T) {
+	m := NewMono()
+	prev := m.Now()
+	for i := range 2000 {
+		before := time.Now()
+		now := m.Now()
+		after := time.Now()
+		if now.Before(before) || now.After(after) {
+			t.Fatalf("reading %d: %v is not between %v and %v", i, now, before, after)
+		}
+		// The wall times, without the monotonic readings: the base's wall
+		// time plus the monotonic time since, within a millisecond of the
+		// wall clock on a machine whose clock was not stepped.
+		if d := now.Round(0).Sub(before.Round(0)); d < -time.Millisecond || d > time.Millisecond+after.Sub(before) {
+			t.Fatalf("reading %d: wall time %v is %v from the wall clock's %v", i, now.Round(0), d, before.Round(0))
+		}
+		if now.Before(prev) {
+			t.Fatalf("reading %d: %v is before the reading before it, %v", i, now, prev)
+		}
+		prev = now
+		if i%500 == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+}
