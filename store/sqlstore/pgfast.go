@@ -24,7 +24,9 @@ import (
 // (Bind, Execute, Sync on a prepared statement, binary formats) are the
 // same. Anything the fast path does not know (another context, an
 // argument type or parameter type it does not encode, a value out of its
-// parameter's range) goes to pgx as before, before anything is sent.
+// parameter's range) goes to pgx as before, before anything is sent, and
+// so does everything when the URL's default_query_exec_mode asks pgx for
+// no named prepared statements.
 
 // pgFastConn is a connection's fast-path state.
 type pgFastConn struct {
@@ -49,6 +51,9 @@ var errFastNull = errors.New("the first column is NULL or not an integer")
 // integer. handled is false when the fast path does not apply: nothing
 // was sent, and the caller runs the statement through pgx.
 func (p *watchedPool) fast(ctx context.Context, s stmt, sql string, args []any, first bool) (n int, v int64, handled bool, err error) {
+	if !p.prepare {
+		return 0, 0, false, nil
+	}
 	q := p.w.quiet(ctx)
 	if q == nil || !fastArgs(args) {
 		return 0, 0, false, nil

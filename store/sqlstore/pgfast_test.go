@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgtype"
@@ -180,5 +181,62 @@ func TestPgFastEncode(t *testing.T) {
 		if f.encode(c.oids, c.args) {
 			t.Errorf("encode(%v, %v) accepted what pgx must encode or refuse", c.oids, c.args)
 		}
+	}
+}
+
+// TestPgFastPathOff: a URL that asks pgx for no named prepared statements
+// (default_query_exec_mode, as PgBouncer's transaction pooling needs) gets
+// none from the fast path either, and its reads still answer.
+func TestPgFastPathOff(t *testing.T) {
+	ctx := context.Background()
+	raw := testenv.FreshPostgres(t, testenv.PostgresURL(t))
+	sep := "?"
+	if strings.Contains(raw, "?") {
+		sep = "&"
+	}
+	s, err := store.Default.Open(ctx, raw+sep+"default_query_exec_mode=simple_protocol", store.Options{Clients: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := s.(*DB)
+	defer db.Close()
+	if err := db.Setup(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	l, err := db.NewLoader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Load(ctx, []tao.Object{{ID: 5, Time: 1, Value: []byte("v")}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	watched, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer db.WatchContext(watched)()
+	for _, id := range []int64{5, 6} {
+		var res tao.Result
+		res.Reset(1)
+		db.Exec(watched, &tao.Request{Class: tao.Read, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: id}}}, &res)
+		if want := map[int64]tao.Outcome{5: tao.OK, 6: tao.NotFound}[id]; res.Outcome != want || res.Err != nil {
+			t.Fatalf("object %d: %v %v, want %v", id, res.Outcome, res.Err, want)
+		}
+	}
+	b := db.b.(*pgBackend)
+	var named int
+	if err := b.pool.QueryRow(ctx, "SELECT count(*) FROM pg_prepared_statements").Scan(&named); err != nil {
+		t.Fatal(err)
+	}
+	b.watch.mu.Lock()
+	defer b.watch.mu.Unlock()
+	for g := range b.watch.conns {
+		for s, sd := range g.fast.sd {
+			if sd != nil {
+				t.Errorf("statement %d was prepared by the fast path under simple_protocol", s)
+			}
+		}
+	}
+	if named != 0 {
+		t.Errorf("%d named prepared statements on a connection under simple_protocol", named)
 	}
 }

@@ -160,6 +160,10 @@ func guardOf(c *pgxpool.Conn) *guardConn {
 type watchedPool struct {
 	pool *pgxpool.Pool
 	w    *pgWatch
+	// prepare: single reads may prepare their own statements (pgfast.go); not
+	// when the URL chose a mode of pgx's without named prepared statements
+	// (default_query_exec_mode, as for PgBouncer's transaction pooling).
+	prepare bool
 }
 
 // acquire returns a connection marked for q, or nil when the query should

@@ -76,7 +76,8 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 		}
 	}
 	b := &pgBackend{d: postgresDialect(), pool: pool, watch: watch}
-	b.autoQ = pgQ{d: b.d, r: &watchedPool{pool: pool, w: watch}}
+	fast := cfg.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement && cfg.ConnConfig.StatementCacheCapacity > 0
+	b.autoQ = pgQ{d: b.d, r: &watchedPool{pool: pool, w: watch, prepare: fast}}
 	var version string
 	if err := pool.QueryRow(pctx, "SELECT version()").Scan(&version); err != nil {
 		pool.Close()
