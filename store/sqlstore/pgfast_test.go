@@ -24,16 +24,6 @@ import (
 // again and answers with the new type.
 func TestPgFastPath(t *testing.T) {
 	ctx := context.Background()
-	raw := testenv.FreshPostgres(t, testenv.PostgresURL(t))
-	s, err := store.Default.Open(ctx, raw, store.Options{Clients: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := s.(*DB)
-	defer db.Close()
-	if err := db.Setup(ctx, false); err != nil {
-		t.Fatal(err)
-	}
 	const n = 300
 	var objs []tao.Object
 	var edges []tao.Edge
@@ -43,14 +33,7 @@ func TestPgFastPath(t *testing.T) {
 			edges = append(edges, tao.Edge{ID1: id, Type: tao.TypeOther, ID2: 1000 + k, Time: 10 * k, Value: []byte("e")})
 		}
 	}
-	l, err := db.NewLoader(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Load(ctx, objs, edges); err != nil {
-		t.Fatal(err)
-	}
-	l.Close()
+	db := openLoaded(t, "", objs, edges)
 	// Versions other than 1, so a version read from the wrong column shows.
 	b := db.b.(*pgBackend)
 	if _, err := b.pool.Exec(ctx, "UPDATE objects SET version = id * 7 WHERE id % 3 = 0"); err != nil {
@@ -189,28 +172,7 @@ func TestPgFastEncode(t *testing.T) {
 // none from the fast path either, and its reads still answer.
 func TestPgFastPathOff(t *testing.T) {
 	ctx := context.Background()
-	raw := testenv.FreshPostgres(t, testenv.PostgresURL(t))
-	sep := "?"
-	if strings.Contains(raw, "?") {
-		sep = "&"
-	}
-	s, err := store.Default.Open(ctx, raw+sep+"default_query_exec_mode=simple_protocol", store.Options{Clients: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := s.(*DB)
-	defer db.Close()
-	if err := db.Setup(ctx, false); err != nil {
-		t.Fatal(err)
-	}
-	l, err := db.NewLoader(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := l.Load(ctx, []tao.Object{{ID: 5, Time: 1, Value: []byte("v")}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	l.Close()
+	db := openLoaded(t, "default_query_exec_mode=simple_protocol", []tao.Object{{ID: 5, Time: 1, Value: []byte("v")}}, nil)
 	watched, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer db.WatchContext(watched)()
@@ -239,4 +201,37 @@ func TestPgFastPathOff(t *testing.T) {
 	if named != 0 {
 		t.Errorf("%d named prepared statements on a connection under simple_protocol", named)
 	}
+}
+
+// openLoaded opens a fresh PostgreSQL database with the URL parameters
+// params (may be empty), sets it up and loads objs and edges into it.
+func openLoaded(t *testing.T, params string, objs []tao.Object, edges []tao.Edge) *DB {
+	t.Helper()
+	ctx := context.Background()
+	raw := testenv.FreshPostgres(t, testenv.PostgresURL(t))
+	if params != "" {
+		sep := "?"
+		if strings.Contains(raw, "?") {
+			sep = "&"
+		}
+		raw += sep + params
+	}
+	s, err := store.Default.Open(ctx, raw, store.Options{Clients: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := s.(*DB)
+	t.Cleanup(func() { db.Close() })
+	if err := db.Setup(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	l, err := db.NewLoader(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if err := l.Load(ctx, objs, edges); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
