@@ -178,7 +178,25 @@ func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Store, e
 // them: a libpq key/value string's password (host=h password=pw), and in a
 // URL typed without its scheme (user:pw@host/db) or a go-sql-driver DSN
 // (user:pw@tcp(host)/db), everything from the first : to the last @.
+//
+// A pass can change what the next one finds (masking a query value may
+// remove the @ that ended the user info it masked), so Redact repeats its
+// pass until the text stops changing: each pass only masks, and the result
+// redacts to itself.
 func Redact(raw string) string {
+	s := redactOnce(raw)
+	for range 8 {
+		t := redactOnce(s)
+		if t == s {
+			break
+		}
+		s = t
+	}
+	return s
+}
+
+// redactOnce is one pass of Redact.
+func redactOnce(raw string) string {
 	s := redactKeywords(raw)
 	if start := authorityStart(s); start < 0 {
 		s = redactOpaque(s)
