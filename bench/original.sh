@@ -3,12 +3,15 @@
 # (github.com/audreyccheng/taobench, C++) on the same PostgreSQL, the same
 # published workload files, the same client counts, interleaved.
 #
-# This script does not build the original: give it the binary you built
-# yourself per the original's README, with its PostgreSQL adapter (crdb).
-# The original sleeps 60 s after reading its keys and 150 s before and after
-# each experiment; the script waits them out (it starts the clock at the
-# experiment's first status line), so a binary whose sleeps were shortened
-# in your copy makes the rounds far quicker.
+# The original: either ORIGINAL, a binary you built yourself per its README
+# with its PostgreSQL adapter (crdb), or ORIGINAL_SRC and LIBPQXX_SRC,
+# checkouts of github.com/audreyccheng/taobench (a122cfd) and of
+# github.com/jtv/libpqxx (7.7.4), from which bench/build-original.sh builds
+# it (in a copy, with its sleeps cut to 1 s; about 5 minutes the first time,
+# reused after: see that script). The original sleeps 60 s after reading its
+# keys and 150 s before and after each experiment; the script waits them out
+# (it starts the clock at the experiment's first status line), so a binary
+# of your own whose sleeps were not cut makes each run six minutes longer.
 #
 # Each run, for each tool: a fresh database; the tool's own schema and load
 # of $EDGES edges with $LOAD_THREADS threads (the original's schema is the
@@ -31,7 +34,9 @@
 # and taobench/original.
 #
 # Usage: ORIGINAL=/path/to/original/taobench bench/original.sh
-# Environment: ORIGINAL (required); REFERENCE (the directory holding
+#    or: ORIGINAL_SRC=/path/to/taobench LIBPQXX_SRC=/path/to/libpqxx bench/original.sh
+# Environment: ORIGINAL, or ORIGINAL_SRC and LIBPQXX_SRC (one of the two
+# required; BUILD_DIR and JOBS go to build-original.sh); REFERENCE (the directory holding
 # workload_o.json and workload_a.json; default reference/taobench in
 # $TAOBENCH_SHARED, else in ../shared beside this checkout); WORKLOADS
 # ("o a"); CLIENTS_LIST ("8 32"); EDGES (200000); LOAD_THREADS (8); ROUNDS
@@ -55,9 +60,18 @@ WARMUP=${WARMUP:-3}
 DURATION=${DURATION:-20}
 PG=${PG:-postgres://postgres@127.0.0.1:5432}
 
-usage="usage: ORIGINAL=/path/to/original/taobench bench/original.sh (see the header for the other settings)"
-[[ -n "$ORIGINAL" ]] || { echo "original.sh: ORIGINAL is not set: give the path of the original TAOBench binary, built per its README with its PostgreSQL adapter (crdb)" >&2; echo "$usage" >&2; exit 2; }
-[[ -f "$ORIGINAL" && -x "$ORIGINAL" ]] || { echo "original.sh: ORIGINAL=$ORIGINAL is not an executable file; give the path of the original TAOBench binary" >&2; exit 2; }
+ORIGINAL_SRC=${ORIGINAL_SRC:-}
+LIBPQXX_SRC=${LIBPQXX_SRC:-}
+usage="usage: ORIGINAL=/path/to/original/taobench bench/original.sh
+   or: ORIGINAL_SRC=/path/to/taobench LIBPQXX_SRC=/path/to/libpqxx bench/original.sh (builds the original; see the header for the other settings)"
+if [[ -n "$ORIGINAL" ]]; then
+	[[ -z "$ORIGINAL_SRC$LIBPQXX_SRC" ]] || { echo "original.sh: both ORIGINAL and ORIGINAL_SRC or LIBPQXX_SRC are set: give either a binary (ORIGINAL) or the sources to build it from (ORIGINAL_SRC and LIBPQXX_SRC)" >&2; exit 2; }
+	[[ -f "$ORIGINAL" && -x "$ORIGINAL" ]] || { echo "original.sh: ORIGINAL=$ORIGINAL is not an executable file; give the path of the original TAOBench binary" >&2; exit 2; }
+elif [[ -z "$ORIGINAL_SRC$LIBPQXX_SRC" ]]; then
+	echo "original.sh: neither ORIGINAL nor ORIGINAL_SRC and LIBPQXX_SRC is set: give the path of the original TAOBench binary, built with its PostgreSQL adapter (crdb), or checkouts of github.com/audreyccheng/taobench and github.com/jtv/libpqxx (7.7.4) to build it from" >&2
+	echo "$usage" >&2
+	exit 2
+fi
 for w in $WORKLOADS; do
 	[[ -r "$REFERENCE/workload_$w.json" ]] || { echo "original.sh: no $REFERENCE/workload_$w.json: set REFERENCE to the directory of the published workload files" >&2; exit 2; }
 done
@@ -71,6 +85,11 @@ for c in $CLIENTS_LIST; do
 done
 [[ -r /proc/self/io ]] || die "needs /proc/PID/io and /proc/PID/stat (Linux)"
 case $PG in postgres://* | postgresql://*) ;; *) echo "original.sh: PG=$PG: give a postgres:// URL without a database (postgres://user@host:port)" >&2; exit 2 ;; esac
+# Built last, once every setting is known good: build-original.sh checks
+# the sources (exit 2 on bad ones) and prints the binary's path.
+if [[ -z "$ORIGINAL" ]]; then
+	ORIGINAL=$(ORIGINAL_SRC=$ORIGINAL_SRC LIBPQXX_SRC=$LIBPQXX_SRC "$ROOT/bench/build-original.sh") || exit $?
+fi
 
 WORK=$(mktemp -d)
 [[ -z "${KEEP_WORK:-}" ]] || echo "work directory: $WORK" >&2
