@@ -194,6 +194,11 @@ func TestPlansPostgres(t *testing.T) {
 			t.Errorf("read transaction, %s:\n%s", mode, strings.Join(bad, "\n"))
 		}
 	}
+	for _, mode := range []string{"force_generic_plan", "force_custom_plan"} {
+		if bad := checkBidirPlans(pool, t, mode); len(bad) > 0 {
+			t.Errorf("bidirectional writes, %s:\n%s", mode, strings.Join(bad, "\n"))
+		}
+	}
 	// Every key of the read transaction is read, once per read: the
 	// duplicate object twice, the absent keys too.
 	analyzed := pgExplain(t, pool, pgReadTxn, readTxnArgs, "force_generic_plan", true)
@@ -221,6 +226,38 @@ func TestPlansPostgres(t *testing.T) {
 	if !slices.Contains(bad, "readTxn uses \"edges_steal\"") {
 		t.Errorf("with edges_steal created last, the read transaction's check found %q, want edges_steal", bad)
 	}
+	bad = checkBidirPlans(pool, t, "force_generic_plan")
+	for _, name := range []string{"edgeUpdateBidir", "edgeDeleteBidir"} {
+		if !slices.ContainsFunc(bad, func(s string) bool { return strings.HasPrefix(s, name+" uses \"edges_steal\"") }) {
+			t.Errorf("with edges_steal created last, the bidirectional writes' check found %q, want %s on edges_steal", bad, name)
+		}
+	}
+}
+
+// checkBidirPlans returns a line for each scan of pgEdgeUpdateBidir's and
+// pgEdgeDeleteBidir's plans under plan_cache_mode mode through an index
+// other than edges_pkey, and for each plan that does not find its two
+// rows (forward and inverse) through it. The keys are on the long list.
+func checkBidirPlans(pool *pgxpool.Pool, t *testing.T, mode string) []string {
+	t.Helper()
+	pt := planType(hotID1)
+	var bad []string
+	for _, s := range []struct{ name, text, args string }{
+		{"edgeUpdateBidir", pgEdgeUpdateBidir, fmt.Sprintf("%d, %d, %d, 1, 'v', %d, %d", hotID1, hotID1, pt, pt, hotID1)},
+		{"edgeDeleteBidir", pgEdgeDeleteBidir, fmt.Sprintf("%d, %d, %d, %d", hotID1, pt, hotID1, pt)},
+	} {
+		plan := pgExplain(t, pool, s.text, s.args, mode, false)
+		used := plan.scans(nil)
+		for _, u := range used {
+			if u != "edges_pkey" {
+				bad = append(bad, fmt.Sprintf("%s uses %q", s.name, u))
+			}
+		}
+		if len(used) != 2 {
+			bad = append(bad, fmt.Sprintf("%s scans %q, want edges_pkey twice", s.name, used))
+		}
+	}
+	return bad
 }
 
 // pgPlans returns a function that EXPLAINs a prepared statement under
