@@ -8,10 +8,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/taobench/taobench/internal/testenv"
+	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -26,6 +28,7 @@ type bidirCase struct {
 	name  string
 	plant []tao.Edge
 	req   *tao.Request
+	want  tao.Outcome
 }
 
 // bidirCases returns the cases, each on its own ids from base: forward
@@ -37,17 +40,17 @@ func bidirCases(typ tao.EdgeType) []bidirCase {
 	inv, _ := typ.Inverse()
 	var cs []bidirCase
 	base := int64(0)
-	add := func(name string, plantF, plantI bool, mk func(a, b int64) *tao.Request) {
+	add := func(name string, want tao.Outcome, plantF, plantI bool, mk func(a, b int64) *tao.Request) {
 		base += 10
 		a, b := int64(typ)*1000+base, int64(typ)*1000+base+1
-		c := bidirCase{name: name, req: mk(a, b)}
+		c := bidirCase{name: name, req: mk(a, b), want: want}
 		if plantF {
 			c.plant = append(c.plant, tao.Edge{ID1: a, Type: typ, ID2: b, Time: 5, Version: 3, Value: []byte("f")})
 		}
 		if plantI {
 			c.plant = append(c.plant, tao.Edge{ID1: b, Type: inv, ID2: a, Time: 6, Version: 7, Value: []byte("i")})
 		}
-		// An object the preconditions check.
+		// An association the preconditions check.
 		c.plant = append(c.plant, tao.Edge{ID1: a, Type: tao.TypeOther, ID2: b, Time: 1, Version: 2, Value: []byte("o")})
 		cs = append(cs, c)
 	}
@@ -78,19 +81,19 @@ func bidirCases(typ tao.EdgeType) []bidirCase {
 		name string
 		op   func(a, b int64) tao.Op
 	}{{"update", upd}, {"delete", del}} {
-		add(k.name+", forward and inverse found", true, true, single(k.op))
-		add(k.name+", forward missing, inverse found", false, true, single(k.op))
-		add(k.name+", forward and inverse missing", false, false, single(k.op))
-		add(k.name+", forward found, inverse missing", true, false, single(k.op))
-		add(k.name+", a holding exists check", true, true, single(k.op, exists))
-		add(k.name+", a holding version check on the forward edge", true, true, single(k.op, fwdVersion(3)))
-		add(k.name+", a failing version check", true, true, single(k.op, version(5)))
-		add(k.name+", a holding check, forward missing", false, true, single(k.op, exists))
-		add(k.name+", a holding check, inverse missing", true, false, single(k.op, version(2)))
-		add(k.name+", a write transaction of one, forward missing", false, true, func(a, b int64) *tao.Request {
+		add(k.name+", forward and inverse found", tao.OK, true, true, single(k.op))
+		add(k.name+", forward missing, inverse found", tao.NotFound, false, true, single(k.op))
+		add(k.name+", forward and inverse missing", tao.NotFound, false, false, single(k.op))
+		add(k.name+", forward found, inverse missing", tao.OK, true, false, single(k.op))
+		add(k.name+", a holding exists check", tao.OK, true, true, single(k.op, exists))
+		add(k.name+", a holding version check on the forward edge", tao.OK, true, true, single(k.op, fwdVersion(3)))
+		add(k.name+", a failing version check", tao.PreconditionFailed, true, true, single(k.op, version(5)))
+		add(k.name+", a holding check, forward missing", tao.NotFound, false, true, single(k.op, exists))
+		add(k.name+", a holding check, inverse missing", tao.OK, true, false, single(k.op, version(2)))
+		add(k.name+", a write transaction of one, forward missing", tao.OK, false, true, func(a, b int64) *tao.Request {
 			return &tao.Request{Class: tao.WriteTxn, Ops: []tao.Op{k.op(a, b)}}
 		})
-		add(k.name+", a write transaction", true, false, func(a, b int64) *tao.Request {
+		add(k.name+", a write transaction", tao.OK, true, false, func(a, b int64) *tao.Request {
 			return &tao.Request{Class: tao.WriteTxn, Ops: []tao.Op{
 				{Kind: tao.ObjAdd, ID1: a, Time: 1, Payload: []byte("x")},
 				k.op(b, a), // missing: a no-op
@@ -98,10 +101,10 @@ func bidirCases(typ tao.EdgeType) []bidirCase {
 				{Kind: tao.EdgeUpdate, ID1: a, Type: tao.TypeOther, ID2: b, Time: 3, Payload: []byte("y")},
 			}}
 		})
-		add(k.name+", a write transaction with a failing check", true, true, func(a, b int64) *tao.Request {
+		add(k.name+", a write transaction with a failing check", tao.PreconditionFailed, true, true, func(a, b int64) *tao.Request {
 			return &tao.Request{Class: tao.WriteTxn, Ops: []tao.Op{k.op(a, b), k.op(b, a)}, Checks: []tao.Check{exists(a, b), version(9)(a, b)}}
 		})
-		add(k.name+", a write transaction that fails after it", true, true, func(a, b int64) *tao.Request {
+		add(k.name+", a write transaction that fails after it", tao.UniqueViolation, true, true, func(a, b int64) *tao.Request {
 			return &tao.Request{Class: tao.WriteTxn, Ops: []tao.Op{k.op(a, b),
 				{Kind: tao.EdgeAdd, ID1: a, Type: tao.TypeUnique, ID2: 1, Time: 1},
 				{Kind: tao.EdgeAdd, ID1: a, Type: tao.TypeUnique, ID2: 2, Time: 1}}} // a second unique edge
@@ -171,7 +174,8 @@ func TestPostgresBidirOneStatement(t *testing.T) {
 	taken := bidirCase{name: "update of an inverse type, its inverse's unique slot taken", plant: []tao.Edge{
 		{ID1: 91, Type: tao.TypeUniqueBidirInv, ID2: 90, Time: 1, Version: 1, Value: []byte("i")},
 		{ID1: 90, Type: tao.TypeUniqueBidir, ID2: 92, Time: 1, Version: 1, Value: []byte("f")},
-	}, req: &tao.Request{Class: tao.Write, Ops: []tao.Op{{Kind: tao.EdgeUpdate, ID1: 91, Type: tao.TypeUniqueBidirInv, ID2: 90, Time: 2}}}}
+	}, req: &tao.Request{Class: tao.Write, Ops: []tao.Op{{Kind: tao.EdgeUpdate, ID1: 91, Type: tao.TypeUniqueBidirInv, ID2: 90, Time: 2}}},
+		want: tao.UniqueViolation}
 	cases = append(cases, taken)
 
 	for _, db := range []*DB{one, step} {
@@ -197,6 +201,9 @@ func TestPostgresBidirOneStatement(t *testing.T) {
 			t.Fatalf("%s: not sent in one round trip", c.name)
 		}
 		got, want := execReq(t, one, c.req), execReq(t, step, c.req)
+		if want.Outcome != c.want {
+			t.Errorf("%s: statement by statement %v (%v), want %v", c.name, want.Outcome, want.Err, c.want)
+		}
 		if got.Outcome != want.Outcome || got.Err != nil != (want.Err != nil) {
 			t.Errorf("%s: outcome %v (%v), statement by statement %v (%v)", c.name, got.Outcome, got.Err, want.Outcome, want.Err)
 		}
@@ -290,3 +297,112 @@ func TestPostgresBidirOneStatement(t *testing.T) {
 }
 
 var _ pgx.Row = scanRow(nil)
+
+// BenchmarkPostgresBidirWrite runs single updates and deletes of
+// bidirectional associations that exist (each delete's association added
+// back by the next request on its key, statement by statement in both
+// modes) from 4 goroutines, one statement or statement by statement, and
+// reports per write the client's CPU and the server's (its backends' /proc
+// CPU; the server must run on this machine).
+//
+//	go test -run XXX -bench PostgresBidirWrite -benchtime 20000x ./store/sqlstore/
+func BenchmarkPostgresBidirWrite(b *testing.B) {
+	raw := testenv.FreshPostgres(b, testenv.PostgresURL(b))
+	for _, mode := range []string{"statements", "statement"} {
+		b.Run(mode, func(b *testing.B) {
+			ctx := context.Background()
+			s, err := store.Default.Open(ctx, raw, store.Options{Clients: 4})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			db := s.(*DB)
+			if err := db.Setup(ctx, true); err != nil {
+				b.Fatal(err)
+			}
+			const n = 4000
+			var edges []tao.Edge
+			for id := int64(1); id <= n; id++ {
+				edges = append(edges, tao.Edge{ID1: id, Type: tao.TypeBidirectional, ID2: n + id, Time: 1, Value: []byte("an association's payload")},
+					tao.Edge{ID1: n + id, Type: tao.TypeBidirectionalInv, ID2: id, Time: 1, Value: []byte("an association's payload")})
+			}
+			if l, err := db.NewLoader(ctx); err != nil {
+				b.Fatal(err)
+			} else if err := l.Load(ctx, nil, edges); err != nil {
+				b.Fatal(err)
+			} else {
+				l.Close()
+			}
+			pb := db.b.(*pgBackend)
+			if _, err := pb.pool.Exec(ctx, "VACUUM ANALYZE edges"); err != nil {
+				b.Fatal(err)
+			}
+			run := db
+			if mode == "statements" {
+				run = &DB{d: db.d, b: stepBackend{db.b}, name: db.name}
+			}
+			// Each goroutine writes its own keys: no conflicts.
+			work := func(g int, k int) {
+				var res tao.Result
+				id := int64(g) + 4*int64(k%(n/4)) + 1
+				op := tao.Op{Kind: tao.EdgeUpdate, ID1: id, Type: tao.TypeBidirectional, ID2: n + id, Time: int64(k), Payload: []byte("another payload")}
+				if k%4 == 3 {
+					op.Kind = tao.EdgeDelete
+				}
+				req := &tao.Request{Class: tao.Write, Ops: []tao.Op{op}}
+				res.Reset(1)
+				run.Exec(ctx, req, &res)
+				if res.Outcome != tao.OK {
+					b.Errorf("%+v: %v (%v)", op, res.Outcome, res.Err)
+				}
+				if op.Kind == tao.EdgeDelete {
+					res.Reset(1)
+					db.Exec(ctx, &tao.Request{Class: tao.Write, Ops: []tao.Op{{Kind: tao.EdgeAdd, ID1: id, Type: tao.TypeBidirectional, ID2: n + id, Time: 1}}}, &res)
+				}
+			}
+			var wg sync.WaitGroup
+			for g := range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for k := range 40 {
+						work(g, k)
+					}
+				}()
+			}
+			wg.Wait()
+			var pids []int
+			rows, _ := pb.pool.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'")
+			for rows.Next() {
+				var p int
+				_ = rows.Scan(&p)
+				pids = append(pids, p)
+			}
+			rows.Close()
+			srv := func() (d time.Duration) {
+				for _, p := range pids {
+					d += procCPU(p)
+				}
+				return d
+			}
+			srv0, cli0 := srv(), selfCPU()
+			b.ResetTimer()
+			per := (b.N + 3) / 4
+			for g := range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for k := range per {
+						work(g, 40+k)
+					}
+				}()
+			}
+			wg.Wait()
+			b.StopTimer()
+			srv1, cli1 := srv(), selfCPU()
+			ops := float64(4 * per)
+			b.ReportMetric(float64((cli1-cli0).Microseconds())/ops, "client-us/op")
+			b.ReportMetric(float64((srv1-srv0).Microseconds())/ops, "server-us/op")
+		})
+	}
+}
