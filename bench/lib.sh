@@ -64,3 +64,20 @@ field() {
 
 # now prints seconds since the epoch with nanoseconds.
 now() { date +%s.%N; }
+
+# ticks pid...: the processes' user + system CPU in clock ticks, and how
+# many of them are still there ("ticks count"); one process, not one per pid,
+# so that a sample stays quick on a busy machine.
+ticks() {
+	local p
+	for p in "$@"; do echo "/proc/$p/stat"; done | xargs cat 2>/dev/null |
+		# fields after the command's closing parenthesis: utime is the 12th, stime the 13th.
+		awk '{sub(/.*\) /, ""); s += $12 + $13; n++} END {print s + 0, n + 0}'
+}
+
+# sleep_until expr: sleeps until the time (seconds since the epoch) awk's expr gives.
+sleep_until() {
+	local d
+	d=$(awk "BEGIN {d = $1 - $(now); print (d > 0 ? d : 0)}")
+	sleep "$d"
+}

@@ -111,16 +111,6 @@ HZ=$(getconf CLK_TCK)
 # psqlq sql: one value or row from the server, as the postgres database.
 psqlq() { psql -X -A -t -q -F ' ' "$PG/postgres" -c "$1"; }
 
-# ticks pid...: the processes' user + system CPU in clock ticks, and how
-# many of them are still there ("ticks count"); one process, not one per pid,
-# so that a sample stays quick on a busy machine.
-ticks() {
-	local p
-	for p in "$@"; do echo "/proc/$p/stat"; done | xargs cat 2>/dev/null |
-		# fields after the command's closing parenthesis: utime is the 12th, stime the 13th.
-		awk '{sub(/.*\) /, ""); s += $12 + $13; n++} END {print s + 0, n + 0}'
-}
-
 # switches pid: context switches of all its threads so far, voluntary and
 # not (the kernel's work per wake-up is most of a client's CPU here; system
 # call counts would not compare: /proc/PID/io counts read and write, which Go
@@ -233,13 +223,6 @@ measure() {
 	RES=$(awk -v rows="$rows" -v ls="$load_s" -v tp="$tput" -v n="$n" -v hz="$HZ" -v dd=$((d1 - d0)) -v sd=$((s1 - s0)) \
 		-v r=$((tup1[0] - tup0[0])) -v f=$((tup1[1] - tup0[1])) -v y=$((y1 - y0)) \
 		'BEGIN {printf "%d %.2f %.0f %.2f %.2f %.2f %.2f %.2f\n", rows, ls, tp, dd / hz * 1e6 / n, sd / hz * 1e6 / n, r / n, f / n, y / n}')
-}
-
-# sleep_until expr: sleeps until the time (seconds since the epoch) awk's expr gives.
-sleep_until() {
-	local d
-	d=$(awk "BEGIN {d = $1 - $(now); print (d > 0 ? d : 0)}")
-	sleep "$d"
 }
 
 echo "machine: $(machine)"
