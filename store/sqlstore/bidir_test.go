@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -371,20 +370,7 @@ func BenchmarkPostgresBidirWrite(b *testing.B) {
 				}()
 			}
 			wg.Wait()
-			var pids []int
-			rows, _ := pb.pool.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'")
-			for rows.Next() {
-				var p int
-				_ = rows.Scan(&p)
-				pids = append(pids, p)
-			}
-			rows.Close()
-			srv := func() (d time.Duration) {
-				for _, p := range pids {
-					d += procCPU(p)
-				}
-				return d
-			}
+			srv := backendsCPU(ctx, b, pb.pool)
 			srv0, cli0 := srv(), selfCPU()
 			b.ResetTimer()
 			per := (b.N + 3) / 4

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -192,20 +193,7 @@ func BenchmarkPostgresReadTxn(b *testing.B) {
 				}()
 			}
 			wg.Wait()
-			var pids []int
-			rows, _ := pb.pool.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'")
-			for rows.Next() {
-				var p int
-				_ = rows.Scan(&p)
-				pids = append(pids, p)
-			}
-			rows.Close()
-			srv := func() (d time.Duration) {
-				for _, p := range pids {
-					d += procCPU(p)
-				}
-				return d
-			}
+			srv := backendsCPU(ctx, b, pb.pool)
 			tuples := func() int64 {
 				// A backend reports its counts as a transaction ends, at most
 				// once a second: a second on, one transaction on each.
@@ -258,5 +246,25 @@ func BenchmarkPostgresReadTxn(b *testing.B) {
 			b.ReportMetric(float64((srv1-srv0).Microseconds())/float64(b.N), "server-us/op")
 			b.ReportMetric(float64(tuples()-t0)/float64(b.N), "tuples/op")
 		})
+	}
+}
+
+// backendsCPU returns a function that sums the user plus system time of
+// the database's client backends as they are now (the server must run on
+// this machine).
+func backendsCPU(ctx context.Context, tb testing.TB, pool *pgxpool.Pool) func() time.Duration {
+	rows, err := pool.Query(ctx, "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return func() (d time.Duration) {
+		for _, p := range pids {
+			d += procCPU(p)
+		}
+		return d
 	}
 }
