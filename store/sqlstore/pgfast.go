@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
@@ -34,6 +36,8 @@ type pgFastConn struct {
 	sd     [numStmts]*pgconn.StatementDescription // prepared here, nil until first used
 	buf    []byte                                 // the parameters' bytes
 	params [][]byte                               // slices of buf, one per parameter
+	bind   pgproto3.Bind                          // the Bind message, kept so sending it allocates nothing
+	fields [1]pgconn.FieldDescription             // the first column, as the binary results decode it
 }
 
 // binaryFormat is the one format code that applies to every parameter
@@ -78,10 +82,13 @@ func (p *watchedPool) fast(ctx context.Context, s stmt, sql string, args []any, 
 			}
 			f.sd[s] = sd
 		}
-		if !f.encode(sd.ParamOIDs, args) {
-			return 0, 0, false, nil
+		if !f.encode(sd.ParamOIDs, args) || len(sd.Fields) == 0 {
+			return 0, 0, false, nil // (no columns known: pgx asks the server to describe them)
 		}
-		n, v, err = fastExec(q, pc, sd, f.params, first)
+		if pc.IsClosed() {
+			return 0, 0, false, nil // pgx says why
+		}
+		n, v, err = fastExec(q, pc, f, sd, first)
 		if try > 0 || !stalePrepared(err) || pc.IsClosed() {
 			return n, v, true, err
 		}
@@ -95,30 +102,80 @@ func (p *watchedPool) fast(ctx context.Context, s stmt, sql string, args []any, 
 	}
 }
 
-// fastExec executes a prepared read and reads its rows.
-func fastExec(ctx context.Context, pc *pgconn.PgConn, sd *pgconn.StatementDescription, params [][]byte, first bool) (n int, v int64, err error) {
-	rr := pc.ExecStatement(ctx, sd, params, binaryFormat, binaryFormat)
-	for rr.NextRow() {
-		if n == 0 && first {
-			var ok bool
-			if v, ok = rawInt(rr.FieldDescriptions(), rr.Values()); !ok {
-				err = errFastNull
-			}
+// fastExec executes a prepared read and reads its rows, speaking the
+// protocol through pgconn's own Frontend and ReceiveMessage rather than
+// ExecStatement: the same Bind, Execute and Sync in one write, without
+// what ExecStatement adds around it for queries in general. That is a
+// timer reset and stopped around every write (pgconn's guard against a
+// write that blocks while the server blocks writing to us, which a
+// read's few dozen bytes cannot do) and a context watch per query (the
+// watched path has its own, pgwatch.go): 2-3% of a closed-loop client's
+// CPU on workload o (docs/performance.md). ReceiveMessage keeps pgconn's
+// own state (the transaction status the pool checks on release, notices,
+// OnPgError) as ExecStatement does. Any failure but the server's error
+// response leaves the connection mid-answer, so it is closed, as pgconn
+// closes it.
+func fastExec(q *quietCtx, pc *pgconn.PgConn, f *pgFastConn, sd *pgconn.StatementDescription, first bool) (n int, v int64, err error) {
+	f.fields[0] = sd.Fields[0]
+	f.fields[0].Format = pgtype.BinaryFormatCode
+	f.bind = pgproto3.Bind{PreparedStatement: sd.Name, ParameterFormatCodes: binaryFormat, Parameters: f.params, ResultFormatCodes: binaryFormat}
+	fe := pc.Frontend()
+	fe.SendBind(&f.bind)
+	fe.SendExecute(&pgproto3.Execute{})
+	fe.SendSync(&pgproto3.Sync{})
+	if err := fe.Flush(); err != nil {
+		return 0, 0, fastBroken(q, pc, err)
+	}
+	var perr, derr error
+	for {
+		msg, err := pc.ReceiveMessage(context.Background())
+		if err != nil {
+			return 0, 0, fastBroken(q, pc, err)
 		}
-		n++
+		switch m := msg.(type) {
+		case *pgproto3.DataRow:
+			if n == 0 && first {
+				var ok bool
+				if v, ok = rawInt(f.fields[:1], m.Values); !ok {
+					derr = fmt.Errorf("%s: %w", sd.SQL, errFastNull)
+				}
+			}
+			n++
+		case *pgproto3.ErrorResponse:
+			if perr == nil {
+				perr = pgconn.ErrorResponseToPgError(m)
+			}
+		case *pgproto3.ReadyForQuery:
+			if perr != nil {
+				return 0, 0, perr
+			}
+			if derr != nil {
+				return 0, 0, derr
+			}
+			return n, v, nil
+		}
 	}
-	if _, cerr := rr.Close(); cerr != nil {
-		return 0, 0, cerr
+}
+
+// fastBroken closes a connection left mid-answer by err and returns err
+// as pgx would: the watched context's own error when its end set the
+// deadline that interrupted the exchange.
+func fastBroken(q *quietCtx, pc *pgconn.PgConn, err error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	_ = pc.Close(ctx)
+	cancel()
+	if cerr := q.Err(); cerr != nil && isTimeout(err) {
+		return cerr
 	}
-	if err != nil {
-		return 0, 0, fmt.Errorf("%s: %w", sd.SQL, err)
-	}
-	return n, v, nil
+	return err
 }
 
 // stalePrepared reports the server's refusal of a prepared statement it
 // no longer has or whose result no longer matches its plan.
 func stalePrepared(err error) bool {
+	if err == nil {
+		return false // (errors.As would allocate its target on every answer)
+	}
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) {
 		return false

@@ -3,10 +3,14 @@ package sqlstore
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math/rand/v2"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/taobench/taobench/internal/testenv"
@@ -234,4 +238,66 @@ func openLoaded(t *testing.T, params string, objs []tao.Object, edges []tao.Edge
 		t.Fatal(err)
 	}
 	return db
+}
+
+// TestPgFastPathEnds: a fast-path read the watched context's end
+// interrupts mid-answer (it waits for a lock another session holds) ends
+// with the context's error at once, and its connection, left mid-answer,
+// is not used again: the next read on the pool's one connection gets its
+// own answer, not the interrupted read's.
+func TestPgFastPathEnds(t *testing.T) {
+	ctx := context.Background()
+	// lock_timeout well past the test's wait: the read ends by the watch or
+	// not at all.
+	db := openLoaded(t, "pool_max_conns=1&lock_timeout=60s", []tao.Object{{ID: 5, Time: 1, Value: []byte("v")}}, nil)
+	b := db.b.(*pgBackend)
+	read := func(c context.Context, id int64) tao.Result {
+		var res tao.Result
+		res.Reset(1)
+		db.Exec(c, &tao.Request{Class: tao.Read, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: id}}}, &res)
+		return res
+	}
+	w1, cancel1 := context.WithCancel(ctx)
+	defer cancel1()
+	stop1 := db.WatchContext(w1)
+	if res := read(w1, 5); res.Outcome != tao.OK { // prepares the statement on the one connection
+		t.Fatalf("object 5: %v %v", res.Outcome, res.Err)
+	}
+
+	cc := b.pool.Config().ConnConfig.Copy()
+	cc.DialFunc = (&net.Dialer{}).DialContext // not one the watch guards
+	locker, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close(ctx)
+	tx, err := locker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "LOCK TABLE objects IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(200*time.Millisecond, cancel1)
+	start := time.Now()
+	res := read(w1, 5)
+	if !errors.Is(res.Err, context.Canceled) || time.Since(start) > 20*time.Second {
+		t.Fatalf("the read waiting for the lock: %v %v after %v, want context.Canceled at once", res.Outcome, res.Err, time.Since(start))
+	}
+	stop1()
+	if err := tx.Rollback(ctx); err != nil { // the server now answers the interrupted read
+		t.Fatal(err)
+	}
+
+	w2, cancel2 := context.WithCancel(ctx)
+	defer cancel2()
+	defer db.WatchContext(w2)()
+	for _, c := range []struct {
+		id   int64
+		want tao.Outcome
+	}{{6, tao.NotFound}, {5, tao.OK}, {7, tao.NotFound}} {
+		if res := read(w2, c.id); res.Outcome != c.want || res.Err != nil {
+			t.Fatalf("object %d after the interrupted read: %v %v, want %v", c.id, res.Outcome, res.Err, c.want)
+		}
+	}
 }
