@@ -301,3 +301,15 @@ func TestPgFastPathEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestPgConnLifetime: the store's connections live as long as it does
+// (pgxpool's default would reconnect every hour, mid-run), unless the URL
+// sets pool_max_conn_lifetime, which is the user's to choose.
+func TestPgConnLifetime(t *testing.T) {
+	for params, want := range map[string]time.Duration{"": 0, "pool_max_conn_lifetime=7m": 7 * time.Minute} {
+		db := openLoaded(t, params, nil, nil)
+		if got := db.b.(*pgBackend).pool.Config().MaxConnLifetime; got != want {
+			t.Errorf("URL parameters %q: connections live %v, want %v", params, got, want)
+		}
+	}
+}
