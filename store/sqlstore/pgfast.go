@@ -36,7 +36,7 @@ type pgFastConn struct {
 	sd     [numStmts]*pgconn.StatementDescription // prepared here, nil until first used
 	buf    []byte                                 // the parameters' bytes
 	params [][]byte                               // slices of buf, one per parameter
-	bind   pgproto3.Bind                          // the Bind message, kept so sending it allocates nothing
+	msg    []byte                                 // the request's messages, built in place
 	fields [1]pgconn.FieldDescription             // the first column, as the binary results decode it
 }
 
@@ -102,28 +102,24 @@ func (p *watchedPool) fast(ctx context.Context, s stmt, sql string, args []any, 
 	}
 }
 
-// fastExec executes a prepared read and reads its rows, speaking the
-// protocol through pgconn's own Frontend and ReceiveMessage rather than
-// ExecStatement: the same Bind, Execute and Sync in one write, without
-// what ExecStatement adds around it for queries in general. That is a
-// timer reset and stopped around every write (pgconn's guard against a
-// write that blocks while the server blocks writing to us, which a
-// read's few dozen bytes cannot do) and a context watch per query (the
-// watched path has its own, pgwatch.go): 2-3% of a closed-loop client's
-// CPU on workload o (docs/performance.md). ReceiveMessage keeps pgconn's
-// own state (the transaction status the pool checks on release, notices,
-// OnPgError) as ExecStatement does. Any failure but the server's error
-// response leaves the connection mid-answer, so it is closed, as pgconn
-// closes it.
+// fastExec executes a prepared read and reads its rows below pgconn's
+// ExecStatement: it writes the Bind, Execute and Sync itself
+// (appendRequest), in one write as ExecStatement does, and reads the
+// answer through pgconn's ReceiveMessage, which keeps pgconn's own state
+// (the transaction status the pool checks on release, notices, OnPgError)
+// as ExecStatement does. What it leaves out is what ExecStatement does for
+// queries in general: a timer reset and stopped around every write
+// (pgconn's guard against a write that blocks while the server blocks
+// writing to us, which cannot happen when every answer is read before the
+// next request), a context watch per query (the watched path has its own,
+// pgwatch.go) and the general message encoder. Any failure but the
+// server's error response leaves the connection mid-answer, so it is
+// closed, as pgconn closes it.
 func fastExec(q *quietCtx, pc *pgconn.PgConn, f *pgFastConn, sd *pgconn.StatementDescription, first bool) (n int, v int64, err error) {
 	f.fields[0] = sd.Fields[0]
 	f.fields[0].Format = pgtype.BinaryFormatCode
-	f.bind = pgproto3.Bind{PreparedStatement: sd.Name, ParameterFormatCodes: binaryFormat, Parameters: f.params, ResultFormatCodes: binaryFormat}
-	fe := pc.Frontend()
-	fe.SendBind(&f.bind)
-	fe.SendExecute(&pgproto3.Execute{})
-	fe.SendSync(&pgproto3.Sync{})
-	if err := fe.Flush(); err != nil {
+	f.msg = appendRequest(f.msg[:0], sd.Name, f.params)
+	if _, err := pc.Conn().Write(f.msg); err != nil {
 		return 0, 0, fastBroken(q, pc, err)
 	}
 	var perr, derr error
@@ -155,6 +151,35 @@ func fastExec(q *quietCtx, pc *pgconn.PgConn, f *pgFastConn, sd *pgconn.Statemen
 			return n, v, nil
 		}
 	}
+}
+
+// executeSync is an Execute of the unnamed portal, all rows, and a Sync.
+var executeSync = []byte{'E', 0, 0, 0, 9, 0, 0, 0, 0, 0, 'S', 0, 0, 0, 4}
+
+// appendRequest appends the messages of one read to b: a Bind of prepared
+// statement name to the unnamed portal with params, every parameter and
+// result in binary, then Execute and Sync; the bytes pgproto3 encodes for
+// them (TestPgFastRequest), without the general encoder's per-request work
+// (a tenth of the client's own instructions for a point read, by
+// bench/instructions.sh).
+func appendRequest(b []byte, name string, params [][]byte) []byte {
+	b = append(b, 'B')
+	at := len(b)
+	b = append(b, 0, 0, 0, 0) // the length, set below
+	b = append(b, 0)          // the unnamed portal
+	b = append(b, name...)
+	b = append(b, 0)
+	b = binary.BigEndian.AppendUint16(b, 1) // one format code for every parameter:
+	b = binary.BigEndian.AppendUint16(b, pgtype.BinaryFormatCode)
+	b = binary.BigEndian.AppendUint16(b, uint16(len(params)))
+	for _, p := range params {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(p)))
+		b = append(b, p...)
+	}
+	b = binary.BigEndian.AppendUint16(b, 1) // and one for every result column
+	b = binary.BigEndian.AppendUint16(b, pgtype.BinaryFormatCode)
+	binary.BigEndian.PutUint32(b[at:], uint32(len(b)-at))
+	return append(b, executeSync...)
 }
 
 // fastBroken closes a connection left mid-answer by err and returns err

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/taobench/taobench/internal/testenv"
@@ -310,6 +311,35 @@ func TestPgConnLifetime(t *testing.T) {
 		db := openLoaded(t, params, nil, nil)
 		if got := db.b.(*pgBackend).pool.Config().MaxConnLifetime; got != want {
 			t.Errorf("URL parameters %q: connections live %v, want %v", params, got, want)
+		}
+	}
+}
+
+// TestPgFastRequest: the bytes appendRequest writes are the ones pgproto3
+// encodes for the same Bind, Execute and Sync, for statements of one to
+// three parameters of each width and for none, appended after what the
+// buffer already held.
+func TestPgFastRequest(t *testing.T) {
+	for _, params := range [][][]byte{
+		nil,
+		{{0, 0, 0, 0, 0, 0, 0, 7}},
+		{{1, 2, 3, 4, 5, 6, 7, 8}, {0, 0, 0, 9}, {0x80, 0}},
+	} {
+		name := fastName(sEdgeGet)
+		got := appendRequest([]byte("kept"), name, params)
+		want := []byte("kept")
+		var err error
+		for _, m := range []pgproto3.FrontendMessage{
+			&pgproto3.Bind{PreparedStatement: name, ParameterFormatCodes: binaryFormat, Parameters: params, ResultFormatCodes: binaryFormat},
+			&pgproto3.Execute{},
+			&pgproto3.Sync{},
+		} {
+			if want, err = m.Encode(want); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%d parameters:\n got % x\nwant % x", len(params), got, want)
 		}
 	}
 }
