@@ -20,7 +20,7 @@ import (
 // pgx's query layer: each connection prepares them once under its own
 // names and runs them below pgconn's ExecStatement (fastExec), with
 // integer parameters written straight into a buffer the connection keeps
-// (17-21% fewer of the client's own instructions per read than through
+// (16-21% fewer of the client's own instructions per read than through
 // ExecStatement, by bench/instructions.sh). pgx's
 // Query looked the statement up by its text, planned each argument's
 // encoding through its type map and set up its Rows: 4.8% of a
