@@ -128,7 +128,11 @@ func fastExec(q *quietCtx, pc *pgconn.PgConn, f *pgFastConn, sd *pgconn.Statemen
 	for {
 		msg, err := pc.ReceiveMessage(context.Background())
 		if err != nil {
-			return 0, 0, fastBroken(q, pc, err)
+			err = fastBroken(q, pc, err)
+			if perr != nil {
+				err = perr // the first error wins, as in pgx's ResultReader
+			}
+			return 0, 0, err
 		}
 		switch m := msg.(type) {
 		case *pgproto3.DataRow:

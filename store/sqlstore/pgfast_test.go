@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/taobench/taobench/internal/testenv"
 	"github.com/taobench/taobench/store"
@@ -341,5 +343,54 @@ func TestPgFastRequest(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%d parameters:\n got % x\nwant % x", len(params), got, want)
 		}
+	}
+}
+
+// TestPgFastPathServerGone: when the server ends the connection
+// (pg_terminate_backend: a FATAL error response, on which pgconn closes
+// the connection and returns the error from ReceiveMessage), the fast
+// path's read reports the server's error with its code, as pgx does, and
+// the next read runs on a new connection. It fails if fastBroken loses the
+// error it was given.
+func TestPgFastPathServerGone(t *testing.T) {
+	ctx := context.Background()
+	db := openLoaded(t, "pool_max_conns=1", []tao.Object{{ID: 5, Time: 1, Value: []byte("v")}}, nil)
+	b := db.b.(*pgBackend)
+	w, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer db.WatchContext(w)()
+	read := func() tao.Result {
+		var res tao.Result
+		res.Reset(1)
+		db.Exec(w, &tao.Request{Class: tao.Read, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: 5}}}, &res)
+		return res
+	}
+	if res := read(); res.Outcome != tao.OK {
+		t.Fatalf("object 5: %v %v", res.Outcome, res.Err)
+	}
+	var pid uint32
+	if err := b.pool.AcquireFunc(ctx, func(c *pgxpool.Conn) error {
+		pid = c.Conn().PgConn().PID()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cc := b.pool.Config().ConnConfig.Copy()
+	cc.DialFunc = (&net.Dialer{}).DialContext
+	admin, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "SELECT pg_terminate_backend($1::int, 10000)", int64(pid)); err != nil {
+		t.Fatal(err)
+	}
+	res := read()
+	var pe *pgconn.PgError
+	if !errors.As(res.Err, &pe) || pe.Code != "57P01" {
+		t.Fatalf("the read on the terminated connection: %v %v, want the server's 57P01 (admin_shutdown)", res.Outcome, res.Err)
+	}
+	if res := read(); res.Outcome != tao.OK || res.Err != nil {
+		t.Fatalf("the read after: %v %v, want ok on a new connection", res.Outcome, res.Err)
 	}
 }
