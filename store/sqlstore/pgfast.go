@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -35,19 +36,62 @@ import (
 
 // pgFastConn is a connection's fast-path state.
 type pgFastConn struct {
-	sd     [numStmts]*pgconn.StatementDescription // prepared here, nil until first used
-	buf    []byte                                 // the parameters' bytes
-	params [][]byte                               // slices of buf, one per parameter
-	msg    []byte                                 // the request's messages, built in place
-	fields [1]pgconn.FieldDescription             // the first column, as the binary results decode it
+	sd     [numFast]*pgconn.StatementDescription // prepared here, nil until first used
+	cols   [numFast][]pgconn.FieldDescription    // each one's result columns, as the binary results decode them
+	buf    []byte                                // the parameters' bytes
+	params [][]byte                              // slices of buf, one per parameter
+	msg    []byte                                // the request's messages, built in place
+	one    oneRead                               // the single read in progress
+}
+
+// The fast path's statements: each single read's, by its stmt, and the
+// read transaction's (pgReadTxn), after them.
+const (
+	fastTxn = int(numStmts)
+	numFast = fastTxn + 1
+)
+
+// A fastRead is what runs on the fast path: it writes its parameters
+// for a prepared statement and takes the rows.
+type fastRead interface {
+	// encode sets f.params for sd; false if sd's parameters are not the
+	// ones it writes (nothing is sent then).
+	encode(f *pgFastConn, sd *pgconn.StatementDescription) bool
+	// row takes one row; an error is kept, the answer still read to its end.
+	row(cols []pgconn.FieldDescription, values [][]byte) error
+}
+
+// oneRead is a single read: it counts the rows and, when first is set,
+// decodes the first row's first column as an integer.
+type oneRead struct {
+	args  []any
+	first bool
+	n     int
+	v     int64
+}
+
+func (r *oneRead) encode(f *pgFastConn, sd *pgconn.StatementDescription) bool {
+	return f.encode(sd.ParamOIDs, r.args)
+}
+
+func (r *oneRead) row(cols []pgconn.FieldDescription, values [][]byte) error {
+	if r.n == 0 && r.first {
+		v, ok := rawInt(cols, values)
+		if !ok {
+			return errFastNull
+		}
+		r.v = v
+	}
+	r.n++
+	return nil
 }
 
 // binaryFormat is the one format code that applies to every parameter
 // and every result column.
 var binaryFormat = []int16{pgtype.BinaryFormatCode}
 
-// fastName is statement s's prepared name on every connection.
-func fastName(s stmt) string { return "taobench_fast_" + strconv.Itoa(int(s)) }
+// fastName is fast statement k's prepared name on every connection.
+func fastName(k int) string { return "taobench_fast_" + strconv.Itoa(k) }
 
 // errFastNull: a statement first decodes returned NULL or a non-integer
 // in its first column, which none of taobench's tables hold.
@@ -58,50 +102,79 @@ var errFastNull = errors.New("the first column is NULL or not an integer")
 // integer. handled is false when the fast path does not apply: nothing
 // was sent, and the caller runs the statement through pgx.
 func (p *watchedPool) fast(ctx context.Context, s stmt, sql string, args []any, first bool) (n int, v int64, handled bool, err error) {
-	if !p.prepare {
+	if !fastArgs(args) {
 		return 0, 0, false, nil
 	}
+	var r *oneRead
+	handled, err = p.fastRun(ctx, int(s), sql, func(f *pgFastConn) fastRead {
+		r = &f.one
+		*r = oneRead{args: args, first: first}
+		return r
+	})
+	if !handled || err != nil {
+		return 0, 0, handled, err
+	}
+	return r.n, r.v, true, nil
+}
+
+// fastRun runs fast statement k (text sql) on the watched path, with the
+// read read returns for the connection's state; handled as fast's.
+func (p *watchedPool) fastRun(ctx context.Context, k int, sql string, read func(*pgFastConn) fastRead) (handled bool, err error) {
+	if !p.prepare {
+		return false, nil
+	}
 	q := p.w.quiet(ctx)
-	if q == nil || !fastArgs(args) {
-		return 0, 0, false, nil
+	if q == nil {
+		return false, nil
 	}
 	c, g, err := p.acquire(ctx, q)
 	if err != nil {
-		return 0, 0, true, err
+		return true, err
 	}
 	defer c.Release()
 	if g == nil {
-		return 0, 0, false, nil
+		return false, nil
 	}
 	defer g.end()
 	pc := c.Conn().PgConn()
 	f := &g.fast
+	r := read(f)
 	for try := 0; ; try++ {
-		sd := f.sd[s]
+		sd := f.sd[k]
 		if sd == nil {
-			if sd, err = pc.Prepare(q, fastName(s), sql, nil); err != nil {
-				return 0, 0, true, err
+			if sd, err = pc.Prepare(q, fastName(k), sql, nil); err != nil {
+				return true, err
 			}
-			f.sd[s] = sd
+			f.sd[k], f.cols[k] = sd, binaryCols(sd.Fields)
 		}
-		if !f.encode(sd.ParamOIDs, args) || len(sd.Fields) == 0 {
-			return 0, 0, false, nil // (no columns known: pgx asks the server to describe them)
+		if !r.encode(f, sd) || len(sd.Fields) == 0 {
+			return false, nil // (no columns known: pgx asks the server to describe them)
 		}
 		if pc.IsClosed() {
-			return 0, 0, false, nil // pgx says why
+			return false, nil // pgx says why
 		}
-		n, v, err = fastExec(q, pc, f, sd, first)
+		err = fastExec(q, pc, f, sd, f.cols[k], r)
 		if try > 0 || !stalePrepared(err) || pc.IsClosed() {
-			return n, v, true, err
+			return true, err
 		}
 		// The statement no longer matches the tables (they were dropped and
 		// made anew, or the server forgot it): prepare it again, once. A
 		// read's first attempt changed nothing.
-		f.sd[s] = nil
-		if err := pc.Deallocate(q, fastName(s)); err != nil {
-			return 0, 0, true, err
+		f.sd[k] = nil
+		if err := pc.Deallocate(q, fastName(k)); err != nil {
+			return true, err
 		}
+		r = read(f) // from the start: the rows taken so far go
 	}
+}
+
+// binaryCols returns the columns as the results come: binary.
+func binaryCols(fd []pgconn.FieldDescription) []pgconn.FieldDescription {
+	cols := slices.Clone(fd)
+	for i := range cols {
+		cols[i].Format = pgtype.BinaryFormatCode
+	}
+	return cols
 }
 
 // fastExec executes a prepared read and reads its rows below pgconn's
@@ -117,12 +190,10 @@ func (p *watchedPool) fast(ctx context.Context, s stmt, sql string, args []any, 
 // pgwatch.go) and the general message encoder. Any failure but the
 // server's error response leaves the connection mid-answer, so it is
 // closed, as pgconn closes it.
-func fastExec(q *quietCtx, pc *pgconn.PgConn, f *pgFastConn, sd *pgconn.StatementDescription, first bool) (n int, v int64, err error) {
-	f.fields[0] = sd.Fields[0]
-	f.fields[0].Format = pgtype.BinaryFormatCode
+func fastExec(q *quietCtx, pc *pgconn.PgConn, f *pgFastConn, sd *pgconn.StatementDescription, cols []pgconn.FieldDescription, r fastRead) error {
 	f.msg = appendRequest(f.msg[:0], sd.Name, f.params)
 	if _, err := pc.Conn().Write(f.msg); err != nil {
-		return 0, 0, fastBroken(q, pc, err)
+		return fastBroken(q, pc, err)
 	}
 	var perr, derr error
 	for {
@@ -132,29 +203,22 @@ func fastExec(q *quietCtx, pc *pgconn.PgConn, f *pgFastConn, sd *pgconn.Statemen
 			if perr != nil {
 				err = perr // the first error wins, as in pgx's ResultReader
 			}
-			return 0, 0, err
+			return err
 		}
 		switch m := msg.(type) {
 		case *pgproto3.DataRow:
-			if n == 0 && first {
-				var ok bool
-				if v, ok = rawInt(f.fields[:1], m.Values); !ok {
-					derr = fmt.Errorf("%s: %w", sd.SQL, errFastNull)
-				}
+			if err := r.row(cols, m.Values); err != nil && derr == nil {
+				derr = fmt.Errorf("%s: %w", sd.SQL, err)
 			}
-			n++
 		case *pgproto3.ErrorResponse:
 			if perr == nil {
 				perr = pgconn.ErrorResponseToPgError(m)
 			}
 		case *pgproto3.ReadyForQuery:
 			if perr != nil {
-				return 0, 0, perr
+				return perr
 			}
-			if derr != nil {
-				return 0, 0, derr
-			}
-			return n, v, nil
+			return derr
 		}
 	}
 }

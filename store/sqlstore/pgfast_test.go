@@ -327,7 +327,7 @@ func TestPgFastRequest(t *testing.T) {
 		{{0, 0, 0, 0, 0, 0, 0, 7}},
 		{{1, 2, 3, 4, 5, 6, 7, 8}, {0, 0, 0, 9}, {0x80, 0}},
 	} {
-		name := fastName(sEdgeGet)
+		name := fastName(int(sEdgeGet))
 		got := appendRequest([]byte("kept"), name, params)
 		want := []byte("kept")
 		var err error

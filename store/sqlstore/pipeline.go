@@ -2,12 +2,16 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/taobench/taobench/tao"
 )
@@ -213,23 +217,108 @@ func (q *pgReads) query(context.Context, string, []any, func(func(...any) error)
 // read reads pgReadTxn's rows into a myUnion, by read; rows may come in
 // any order.
 func (q *pgReads) read(rows pgx.Rows) (*myUnion, error) {
-	n := q.n
-	q.found, q.v, q.rows = grow(q.found, n), grow(q.v, n), grow(q.rows, n)
+	q.start()
 	var i int32
 	var v int64
 	for rows.Next() {
 		if err := rows.Scan(&i, &v, nil, nil); err != nil {
 			return nil, err
 		}
-		if i < 0 || int(i) >= n {
-			return nil, errResults
+		if err := q.add(int64(i), v); err != nil {
+			return nil, err
 		}
-		if !q.found[i] {
-			q.found[i], q.v[i] = true, v
-		}
-		q.rows[i]++
 	}
-	return &myUnion{found: q.found, v: q.v, rows: q.rows}, rows.Err()
+	return q.union(), rows.Err()
+}
+
+// start readies q for pgReadTxn's rows.
+func (q *pgReads) start() {
+	q.found, q.v, q.rows = grow(q.found, q.n), grow(q.v, q.n), grow(q.rows, q.n)
+}
+
+// add takes a row of read i with version v.
+func (q *pgReads) add(i, v int64) error {
+	if i < 0 || i >= int64(q.n) {
+		return errResults
+	}
+	if !q.found[i] {
+		q.found[i], q.v[i] = true, v
+	}
+	q.rows[i]++
+	return nil
+}
+
+func (q *pgReads) union() *myUnion { return &myUnion{found: q.found, v: q.v, rows: q.rows} }
+
+// encode writes pgReadTxn's six array parameters in binary for the fast
+// path (pgfast.go), when sd asks for the types pgReadTxn casts to.
+func (q *pgReads) encode(f *pgFastConn, sd *pgconn.StatementDescription) bool {
+	if !slices.Equal(sd.ParamOIDs, readTxnParams) {
+		return false
+	}
+	f.buf = f.buf[:0]
+	var at [7]int
+	f.buf = appendArray(f.buf, q.objID)
+	at[1] = len(f.buf)
+	f.buf = appendArray(f.buf, q.objI)
+	at[2] = len(f.buf)
+	f.buf = appendArray(f.buf, q.id1)
+	at[3] = len(f.buf)
+	f.buf = appendArray(f.buf, q.typ)
+	at[4] = len(f.buf)
+	f.buf = appendArray(f.buf, q.id2)
+	at[5] = len(f.buf)
+	f.buf = appendArray(f.buf, q.edgeI)
+	at[6] = len(f.buf)
+	f.params = f.params[:0]
+	for k := range 6 {
+		f.params = append(f.params, f.buf[at[k]:at[k+1]])
+	}
+	q.start()
+	return true
+}
+
+// row takes one of pgReadTxn's rows on the fast path: the read's index
+// and the version.
+func (q *pgReads) row(cols []pgconn.FieldDescription, values [][]byte) error {
+	if len(cols) < 2 || len(values) < 2 {
+		return errResults
+	}
+	i, ok := rawInt(cols, values)
+	v, ok2 := rawInt(cols[1:], values[1:])
+	if !ok || !ok2 {
+		return errFastNull
+	}
+	return q.add(i, v)
+}
+
+// readTxnParams are pgReadTxn's parameter types: bigint[], int[],
+// bigint[], bigint[], bigint[], int[].
+var readTxnParams = []uint32{pgtype.Int8ArrayOID, pgtype.Int4ArrayOID, pgtype.Int8ArrayOID, pgtype.Int8ArrayOID, pgtype.Int8ArrayOID, pgtype.Int4ArrayOID}
+
+// appendArray appends vals as a one-dimensional PostgreSQL array in
+// binary, as pgx encodes it (array_recv's format: the dimensions, a
+// has-nulls flag, the element type, each dimension's length and lower
+// bound, then each element's length and bytes).
+func appendArray[T int32 | int64](b []byte, vals []T) []byte {
+	oid, width := uint32(pgtype.Int8OID), 8
+	if unsafe.Sizeof(T(0)) == 4 {
+		oid, width = pgtype.Int4OID, 4
+	}
+	b = binary.BigEndian.AppendUint32(b, 1) // one dimension
+	b = binary.BigEndian.AppendUint32(b, 0) // no NULLs
+	b = binary.BigEndian.AppendUint32(b, oid)
+	b = binary.BigEndian.AppendUint32(b, uint32(len(vals)))
+	b = binary.BigEndian.AppendUint32(b, 1) // the lower bound
+	for _, v := range vals {
+		b = binary.BigEndian.AppendUint32(b, uint32(width))
+		if width == 4 {
+			b = binary.BigEndian.AppendUint32(b, uint32(v))
+		} else {
+			b = binary.BigEndian.AppendUint64(b, uint64(v))
+		}
+	}
+	return b
 }
 
 // grow returns s resized to n zero values, reusing its array.
@@ -259,24 +348,31 @@ func arrayReadTxn(ctx context.Context, pool pgRunner, db *DB, req *tao.Request, 
 	if q.n != len(req.Ops) {
 		return false
 	}
-	rows, err := pool.Query(ctx, pgReadTxn, q.objID, q.objI, q.id1, q.typ, q.id2, q.edgeI)
+	var u *myUnion
+	handled, err := false, error(nil)
+	if p, ok := pool.(*watchedPool); ok {
+		handled, err = p.fastRun(ctx, fastTxn, pgReadTxn, func(*pgFastConn) fastRead { return q })
+		u = q.union()
+	}
+	if !handled {
+		var rows pgx.Rows
+		if rows, err = pool.Query(ctx, pgReadTxn, q.objID, q.objI, q.id1, q.typ, q.id2, q.edgeI); err == nil {
+			u, err = q.read(rows)
+			rows.Close()
+			if err == nil {
+				err = rows.Err()
+			}
+		}
+	}
 	if notUnderstood(err) {
 		unsupported.Store(true)
 		return false
 	}
-	if err == nil {
-		var u *myUnion
-		u, err = q.read(rows)
-		rows.Close()
-		if err == nil {
-			err = rows.Err()
+	for i := range req.Ops {
+		if err != nil {
+			break
 		}
-		for i := range req.Ops {
-			if err != nil {
-				break
-			}
-			_, err = db.op(ctx, u, &req.Ops[i], &res.Ops[i])
-		}
+		_, err = db.op(ctx, u, &req.Ops[i], &res.Ops[i])
 	}
 	if err != nil {
 		db.finish(ctx, res, tao.OK, err, req.Ops[0].Kind.IsEdge())
