@@ -32,7 +32,10 @@ import (
 // argument type or parameter type it does not encode, a value out of its
 // parameter's range) goes to pgx as before, before anything is sent, and
 // so does everything when the URL's default_query_exec_mode asks pgx for
-// no named prepared statements.
+// no named prepared statements. Read transactions of point reads
+// (pgReadTxn, one statement over six arrays: pipeline.go) take the same
+// path, with their arrays written here too: half the client's own
+// instructions per transaction of ten reads.
 
 // pgFastConn is a connection's fast-path state.
 type pgFastConn struct {
