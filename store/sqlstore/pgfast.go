@@ -42,6 +42,7 @@ type pgFastConn struct {
 	sd     [numFast]*pgconn.StatementDescription // prepared here, nil until first used
 	cols   [numFast][]pgconn.FieldDescription    // each one's result columns, as the binary results decode them
 	buf    []byte                                // the parameters' bytes
+	ends   []int                                 // where each parameter ends in buf
 	params [][]byte                              // slices of buf, one per parameter
 	msg    []byte                                // the request's messages, built in place
 	one    oneRead                               // the single read in progress
@@ -322,7 +323,7 @@ func (f *pgFastConn) encode(oids []uint32, args []any) bool {
 	if len(oids) != len(args) {
 		return false
 	}
-	f.buf = f.buf[:0]
+	f.begin()
 	for i, a := range args {
 		x, ok := intArg(a)
 		if !ok {
@@ -344,14 +345,22 @@ func (f *pgFastConn) encode(oids []uint32, args []any) bool {
 		default:
 			return false
 		}
+		f.end()
 	}
-	// Slice after the appends, which may have moved buf.
+	f.cut()
+	return true
+}
+
+// begin starts writing a request's parameters into buf, end marks the end
+// of the one just written, and cut slices params out of buf: after the
+// appends, which may have moved it.
+func (f *pgFastConn) begin() { f.buf, f.ends = f.buf[:0], f.ends[:0] }
+func (f *pgFastConn) end()   { f.ends = append(f.ends, len(f.buf)) }
+func (f *pgFastConn) cut() {
 	f.params = f.params[:0]
 	at := 0
-	for _, oid := range oids {
-		w := intWidth(oid)
-		f.params = append(f.params, f.buf[at:at+w])
-		at += w
+	for _, e := range f.ends {
+		f.params = append(f.params, f.buf[at:e])
+		at = e
 	}
-	return true
 }

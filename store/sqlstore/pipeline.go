@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -256,24 +255,21 @@ func (q *pgReads) encode(f *pgFastConn, sd *pgconn.StatementDescription) bool {
 	if !slices.Equal(sd.ParamOIDs, readTxnParams) {
 		return false
 	}
-	f.buf = f.buf[:0]
-	var at [7]int
+	f.begin()
 	f.buf = appendArray(f.buf, q.objID)
-	at[1] = len(f.buf)
+	f.end()
 	f.buf = appendArray(f.buf, q.objI)
-	at[2] = len(f.buf)
+	f.end()
 	f.buf = appendArray(f.buf, q.id1)
-	at[3] = len(f.buf)
+	f.end()
 	f.buf = appendArray(f.buf, q.typ)
-	at[4] = len(f.buf)
+	f.end()
 	f.buf = appendArray(f.buf, q.id2)
-	at[5] = len(f.buf)
+	f.end()
 	f.buf = appendArray(f.buf, q.edgeI)
-	at[6] = len(f.buf)
-	f.params = f.params[:0]
-	for k := range 6 {
-		f.params = append(f.params, f.buf[at[k]:at[k+1]])
-	}
+	f.end()
+	f.cut()
+	// The rows come next (row): ready q for them.
 	q.start()
 	return true
 }
@@ -302,7 +298,7 @@ var readTxnParams = []uint32{pgtype.Int8ArrayOID, pgtype.Int4ArrayOID, pgtype.In
 // bound, then each element's length and bytes).
 func appendArray[T int32 | int64](b []byte, vals []T) []byte {
 	oid, width := uint32(pgtype.Int8OID), 8
-	if unsafe.Sizeof(T(0)) == 4 {
+	if _, four := any(T(0)).(int32); four {
 		oid, width = pgtype.Int4OID, 4
 	}
 	b = binary.BigEndian.AppendUint32(b, 1) // one dimension
