@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"slices"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -46,6 +48,24 @@ type pgFastConn struct {
 	params [][]byte                              // slices of buf, one per parameter
 	msg    []byte                                // the request's messages, built in place
 	one    oneRead                               // the single read in progress
+
+	// On a plain socket (not TLS) the request is written from within a
+	// raw read (sendThenWait): raw is the socket, send the callback
+	// (a method value made once), sent how much of msg is written, werr
+	// the write's error.
+	raw  syscall.RawConn
+	send func(fd uintptr) bool
+	sent int
+	werr error
+}
+
+// init readies f for the dialled connection c.
+func (f *pgFastConn) init(c net.Conn) {
+	if sc, ok := c.(syscall.Conn); ok {
+		if raw, err := sc.SyscallConn(); err == nil {
+			f.raw, f.send = raw, f.writeOnce
+		}
+	}
 }
 
 // The fast path's statements: each single read's, by its stmt, and the
@@ -142,6 +162,10 @@ func (p *watchedPool) fastRun(ctx context.Context, k int, sql string, read func(
 	defer g.end()
 	pc := c.Conn().PgConn()
 	f := &g.fast
+	raw := f.raw
+	if pc.Conn() != net.Conn(g) {
+		raw = nil // TLS over the socket: its bytes are not the request's
+	}
 	r := read(f)
 	for try := 0; ; try++ {
 		sd := f.sd[k]
@@ -157,7 +181,7 @@ func (p *watchedPool) fastRun(ctx context.Context, k int, sql string, read func(
 		if pc.IsClosed() {
 			return false, nil // pgx says why
 		}
-		err = fastExec(q, pc, f, sd, f.cols[k], r)
+		err = fastExec(q, pc, raw, f, sd, f.cols[k], r)
 		if try > 0 || !stalePrepared(err) || pc.IsClosed() {
 			return true, err
 		}
@@ -193,10 +217,11 @@ func binaryCols(fd []pgconn.FieldDescription) []pgconn.FieldDescription {
 // next request), a context watch per query (the watched path has its own,
 // pgwatch.go) and the general message encoder. Any failure but the
 // server's error response leaves the connection mid-answer, so it is
-// closed, as pgconn closes it.
-func fastExec(q *quietCtx, pc *pgconn.PgConn, f *pgFastConn, sd *pgconn.StatementDescription, cols []pgconn.FieldDescription, r fastRead) error {
+// closed, as pgconn closes it. On a plain socket (raw) the request is
+// sent by sendThenWait.
+func fastExec(q *quietCtx, pc *pgconn.PgConn, raw syscall.RawConn, f *pgFastConn, sd *pgconn.StatementDescription, cols []pgconn.FieldDescription, r fastRead) error {
 	f.msg = appendRequest(f.msg[:0], sd.Name, f.params)
-	if _, err := pc.Conn().Write(f.msg); err != nil {
+	if err := f.sendThenWait(q, pc, raw); err != nil {
 		return fastBroken(q, pc, err)
 	}
 	var perr, derr error
@@ -225,6 +250,65 @@ func fastExec(q *quietCtx, pc *pgconn.PgConn, f *pgFastConn, sd *pgconn.Statemen
 			return derr
 		}
 	}
+}
+
+// sendThenWait writes f.msg and, on a plain socket (raw), returns when
+// the answer can be read. A read right after the request finds nothing
+// yet (the server has not answered): a system call that fails with EAGAIN
+// before the client parks, on 0.8 of the requests at o/8. Go's poller
+// cannot be asked to wait without that read, since every read first
+// clears the socket's readiness and the poller is edge-triggered (an
+// answer that came before the wait would never end it). A raw read clears
+// the readiness once, before its callback, so writeOnce sends the request
+// from within it: the answer, which can only come after the request, then
+// marks the socket ready after the clearing, and the wait ends on it.
+// The raw read holds the socket's read lock, so a read pgconn still has
+// in progress in the background (its guard against slow writes, which a
+// query through pgx may have started) is ended first by SyncConn, which
+// is immediate when there is none.
+func (f *pgFastConn) sendThenWait(q *quietCtx, pc *pgconn.PgConn, raw syscall.RawConn) error {
+	if raw == nil {
+		_, err := pc.Conn().Write(f.msg)
+		return err
+	}
+	if err := pc.SyncConn(q); err != nil {
+		return err
+	}
+	f.sent, f.werr = 0, nil
+	if err := raw.Read(f.send); err != nil {
+		return err
+	}
+	if f.werr != nil {
+		return f.werr
+	}
+	if f.sent < len(f.msg) { // the socket's buffer was full: the rest waits for room
+		_, err := pc.Conn().Write(f.msg[f.sent:])
+		return err
+	}
+	return nil
+}
+
+// writeOnce is the raw read's callback: its first call writes the request
+// and asks to wait; the next, after the wait, ends the raw read. A write
+// that cannot finish at once ends it too, the rest left to sendThenWait.
+func (f *pgFastConn) writeOnce(fd uintptr) bool {
+	if f.sent == len(f.msg) {
+		return true // the answer can be read
+	}
+	for f.sent < len(f.msg) {
+		n, err := syscall.Write(int(fd), f.msg[f.sent:])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return true
+		case err != nil:
+			f.werr = err
+			return true
+		}
+		f.sent += n
+	}
+	return false
 }
 
 // executeSync is an Execute of the unnamed portal, all rows, and a Sync.

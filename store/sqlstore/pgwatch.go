@@ -62,6 +62,7 @@ func (w *pgWatch) dial(dial pgconn.DialFunc) pgconn.DialFunc {
 			return nil, err
 		}
 		g := &guardConn{Conn: c, w: w}
+		g.fast.init(c)
 		w.mu.Lock()
 		if w.conns == nil {
 			w.conns = make(map[*guardConn]struct{})
