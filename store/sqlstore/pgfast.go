@@ -134,16 +134,20 @@ func (p *watchedPool) fast(ctx context.Context, s stmt, sql string, args []any, 
 		r = &f.one
 		*r = oneRead{args: args, first: first}
 		return r
-	})
+	}, func() { n, v = r.n, r.v })
 	if !handled || err != nil {
 		return 0, 0, handled, err
 	}
-	return r.n, r.v, true, nil
+	return n, v, true, nil
 }
 
 // fastRun runs fast statement k (text sql) on the watched path, with the
-// read read returns for the connection's state; handled as fast's.
-func (p *watchedPool) fastRun(ctx context.Context, k int, sql string, read func(*pgFastConn) fastRead) (handled bool, err error) {
+// read read returns for the connection's state; handled as fast's. done,
+// when not nil, is called after an answer read without error, while the
+// connection is still held: a read kept in the connection's state must be
+// taken out of it then, as the next client to acquire the connection
+// starts its own read in the same place.
+func (p *watchedPool) fastRun(ctx context.Context, k int, sql string, read func(*pgFastConn) fastRead, done func()) (handled bool, err error) {
 	if !p.prepare {
 		return false, nil
 	}
@@ -183,6 +187,9 @@ func (p *watchedPool) fastRun(ctx context.Context, k int, sql string, read func(
 		}
 		err = fastExec(q, pc, raw, f, sd, f.cols[k], r)
 		if try > 0 || !stalePrepared(err) || pc.IsClosed() {
+			if err == nil && done != nil {
+				done()
+			}
 			return true, err
 		}
 		// The statement no longer matches the tables (they were dropped and

@@ -347,7 +347,7 @@ func arrayReadTxn(ctx context.Context, pool pgRunner, db *DB, req *tao.Request, 
 	var u *myUnion
 	handled, err := false, error(nil)
 	if p, ok := pool.(*watchedPool); ok {
-		handled, err = p.fastRun(ctx, fastTxn, pgReadTxn, func(*pgFastConn) fastRead { return q })
+		handled, err = p.fastRun(ctx, fastTxn, pgReadTxn, func(*pgFastConn) fastRead { return q }, nil)
 		u = q.union()
 	}
 	if !handled {
