@@ -95,7 +95,11 @@ func TestCLISweepSaturates(t *testing.T) {
 // schedule, at a rate a machine with a CPU to spare always issues, is
 // explained by a loaded machine: the process was starved of CPU for a
 // stretch before the measured window's end, and no more requests went
-// unissued than were due in it (and 1%). It returns that stretch.
+// unissued than were due in it (and 1%). A stall shorter than the
+// sampler's 5 ms period goes unseen, so every window is allowed one such
+// period: the requests due in 5 ms may go unissued with no stall measured
+// (one of 25 at 50 req/s, seen on a loaded 2-core machine). It returns the
+// stretch measured.
 func cliStarved(t *testing.T, sampler *cpuwait.Sampler, e map[string]any, window time.Duration) (time.Duration, bool) {
 	t.Helper()
 	started, err := time.Parse(time.RFC3339Nano, fmt.Sprint(e["started"]))
@@ -106,7 +110,7 @@ func cliStarved(t *testing.T, sampler *cpuwait.Sampler, e map[string]any, window
 	starvedFor := sampler.StarvedBefore(started.Add(warmup + window))
 	starved := cliNum(t, e, "target_rate") * (starvedFor + 5*time.Millisecond).Seconds()
 	allowed := 0.01*cliNum(t, e, "scheduled") + starved + 4*math.Sqrt(starved)
-	return starvedFor, starvedFor > 0 && cliNum(t, e, "not_issued") <= allowed
+	return starvedFor, cliNum(t, e, "not_issued") <= allowed
 }
 
 // TestCLIRate: the rating of a store of 5 ms with 2 clients lies below
