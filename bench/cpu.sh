@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
 # bench/cpu.sh: the driver's CPU time per request at 16 clients, on
-# PostgreSQL and MariaDB (or MySQL).
+# PostgreSQL and MariaDB (or MySQL), in user space and in the kernel apart.
 #
 # For each server: a fresh database, `taobench load --edges $EDGES` (not
 # timed: a separate process), then $ROUNDS times
 #   /usr/bin/time -v taobench run --db URL --workload o --threads 16 --warmup 0 --duration $DURATION
 # and CPU per request = (user + system seconds of that process) /
-# "Total completed operations excluding warmup". Each round also runs
-# bench/rtt, the floor: the client CPU of the cheapest request there is,
-# one prepared "SELECT $1" round trip with the same driver and pool, at the
-# same 16 clients; taobench's figure is read against it within the round.
+# "Total completed operations excluding warmup", with the user and the
+# system part printed apart: the user part is the client's own code; the
+# system part is the kernel's work for the same one write and one read per
+# request, most of it waking the server's process and being preempted by it,
+# which moves with the machine's scheduling more than with the client
+# (docs/performance.md, "Where a request's CPU goes").
+# Each round also runs the floors, each at the same 16 clients, with
+# bench/rtt, one prepared "SELECT $1" round trip per request:
+#   floor: through the same driver and pool as taobench (pgx's pool,
+#     database/sql for MySQL), a goroutine per client;
+#   raw (PostgreSQL): the protocol encoded and parsed by hand, a goroutine
+#     per client on Go's network poller: the Go runtime's own cost;
+#   loop (PostgreSQL): the same by hand, one OS thread polling every
+#     connection with epoll: pgbench -j 1's architecture, in Go.
 # And each round runs the server's own C benchmark client at the same client
 # count, the cheapest request there: `pgbench -S -M prepared` (one primary-key
 # SELECT per transaction, on pgbench's own tables in the same database) and
@@ -79,7 +89,8 @@ mysqlcli() { MYSQL_PWD=$MY_PASS mysql "${MY_ARGS[@]}" "$@"; }
 build_taobench
 (cd "$ROOT" && go build -o "$WORK/rtt" ./bench/rtt) || die "go build ./bench/rtt failed"
 
-# run_one bin url: runs taobench under GNU time and prints "us_per_request ops".
+# run_one bin url: runs taobench under GNU time and prints its CPU per
+# request, "total user system" in us, and the requests.
 run_one() {
 	local bin=$1 url=$2 ops user sys errors
 	/usr/bin/time -v -o "$WORK/time" "$bin" run --db "$url" --workload o --threads "$THREADS" --warmup 0 --duration "$DURATION" \
@@ -89,20 +100,38 @@ run_one() {
 	sys=$(field 'System time (seconds):' "$WORK/time")
 	errors=$(awk '/^outcomes:/ {for (i = 1; i < NF; i++) if ($i == "error") print $(i + 1)}' "$WORK/run.out")
 	[[ "${errors:-0}" == 0 ]] || echo "  warning: $errors requests ended in error" >&2
-	echo "$(calc %.2f "($user + $sys) * 1e6 / $ops") $ops $user $sys"
+	echo "$(cpu_per "$WORK/time" "$ops") $ops"
 }
 
-# cpu_per file n: prints "us_per_request" from GNU time's output in file for
-# n requests.
+# cpu_per file n: prints the CPU per request in us, "total user system",
+# from GNU time's output in file for n requests.
 cpu_per() {
 	local user sys
 	user=$(field 'User time (seconds):' "$1")
 	sys=$(field 'System time (seconds):' "$1")
-	calc %.2f "($user + $sys) * 1e6 / $2"
+	echo "$(calc %.2f "($user + $sys) * 1e6 / $2") $(calc %.2f "$user * 1e6 / $2") $(calc %.2f "$sys * 1e6 / $2")"
 }
 
+# rtt url [mode flag]: runs bench/rtt and prints its CPU per round trip,
+# "total user system" in us.
+rtt() {
+	local url=$1
+	shift
+	"$WORK/rtt" "$@" --db "$url" --clients "$THREADS" --duration "$DURATION" >"$WORK/rtt.out" 2>&1 ||
+		die "bench/rtt $* failed: $(cat "$WORK/rtt.out")"
+	awk '{t = ""; for (i = 1; i < NF; i++) {
+		if ($(i + 1) == "us" && t == "") t = $i
+		if ($(i + 1) == "us-user,") { u = $i; sub(/^\(/, "", u) }
+		if ($(i + 1) == "us-system)") s = $i }
+		if (t != "" && u != "" && s != "") print t, u, s }' "$WORK/rtt.out" | grep . ||
+		die "no figure from bench/rtt $*: $(cat "$WORK/rtt.out")"
+}
+
+# show "total user system": prints "total us (user U + system S)".
+show() { echo "$1 us (user $2 + system $3)"; }
+
 # native url: runs the server's own C benchmark client (see the top) and
-# prints its CPU per request.
+# prints its CPU per request, "total user system" in us.
 native() {
 	local url=$1 n
 	if [[ $url == postgres* ]]; then
@@ -121,10 +150,30 @@ native() {
 	cpu_per "$WORK/ntime" "$n"
 }
 
+# ratios "a au as" "c cu cs": prints a/c for the total, user and system.
+ratios() {
+	read -r a au as <<<"$1"
+	read -r c cu cs <<<"$2"
+	echo "$(calc %.2f "$a / $c") $(calc %.2f "$au / $cu") $(calc %.2f "$as / $cs")"
+}
+
+# med name: the medians of the "total user system" triples in array name,
+# as "total user system".
+med() {
+	local -n v=$1
+	local -a t u s
+	local x
+	for x in "${v[@]}"; do
+		read -r a b c <<<"$x"
+		t+=("$a") u+=("$b") s+=("$c")
+	done
+	echo "$(median "${t[@]}") $(median "${u[@]}") $(median "${s[@]}")"
+}
+
 # bench name url: loads and measures one server.
 bench() {
-	local name=$1 url=$2 r a b f c
-	local -a TBV CMPV RTTV RAT NATV NRAT
+	local name=$1 url=$2 r ops
+	local -a TBV CMP FLOOR RAW LOOP NAT RAT NRAT
 	"$TB" load --db "$url" --workload o --edges "$EDGES" >/dev/null 2>"$WORK/load.err" ||
 		die "taobench load into $name failed: $(tail -3 "$WORK/load.err")"
 	echo "$name: loaded $EDGES edges ($(sed -n 's/^loaded \([0-9]*\) rows.*/\1 rows/p' "$WORK/load.err"))"
@@ -132,32 +181,41 @@ bench() {
 		pgbench -i -q -s 10 "$url" >"$WORK/pgbench-init.out" 2>&1 || die "pgbench -i failed: $(tail -3 "$WORK/pgbench-init.out")"
 	fi
 	for r in $(seq "$ROUNDS"); do
-		read -r a ops user sys < <(run_one "$TB" "$url")
-		TBV+=("$a")
-		line="round $r: taobench $a us/request ($ops requests, user $user s + sys $sys s)"
+		read -r a au as ops < <(run_one "$TB" "$url")
+		TBV+=("$a $au $as")
+		echo "  round $r: taobench $(show "$a" "$au" "$as") per request ($ops requests)"
 		if [[ -n "$COMPARE" ]]; then
-			read -r b ops user sys < <(run_one "$COMPARE" "$url")
-			CMPV+=("$b")
-			line+="; COMPARE $b us/request ($ops requests)"
+			read -r b bu bs ops < <(run_one "$COMPARE" "$url")
+			CMP+=("$b $bu $bs")
+			echo "    COMPARE $(show "$b" "$bu" "$bs") ($ops requests)"
 		fi
-		"$WORK/rtt" --db "$url" --clients "$THREADS" --duration "$DURATION" >"$WORK/rtt.out" 2>&1 ||
-			die "bench/rtt failed: $(cat "$WORK/rtt.out")"
-		f=$(awk '{for (i = 1; i < NF; i++) if ($(i + 1) == "us") print $i}' "$WORK/rtt.out")
-		[[ -n "$f" ]] || die "no figure from bench/rtt: $(cat "$WORK/rtt.out")"
-		RTTV+=("$f")
-		RAT+=("$(calc %.2f "$a / $f")")
-		c=$(native "$url")
-		NATV+=("$c")
-		NRAT+=("$(calc %.2f "$a / $c")")
-		echo "  $line"
-		echo "    floor (Go, same driver: one SELECT \$1 round trip) $f us, taobench/floor $(calc %.2f "$a / $f");" \
-			"C client ($NATIVE_NAME, one primary-key SELECT) $c us, taobench/C $(calc %.2f "$a / $c")"
+		read -r f fu fs < <(rtt "$url")
+		FLOOR+=("$f $fu $fs")
+		RAT+=("$(ratios "$a $au $as" "$f $fu $fs")")
+		line="    floor (Go, same driver) $(show "$f" "$fu" "$fs")"
+		if [[ $url == postgres* ]]; then
+			read -r w wu ws < <(rtt "$url" --raw)
+			RAW+=("$w $wu $ws")
+			read -r l lu ls < <(rtt "$url" --loop)
+			LOOP+=("$l $lu $ls")
+			line+="; raw (Go, by hand) $(show "$w" "$wu" "$ws"); loop (Go, epoll) $(show "$l" "$lu" "$ls")"
+		fi
+		echo "$line"
+		read -r c cu cs < <(native "$url")
+		NAT+=("$c $cu $cs")
+		NRAT+=("$(ratios "$a $au $as" "$c $cu $cs")")
+		read -r x xu xs <<<"${NRAT[-1]}"
+		echo "    $NATIVE_NAME $(show "$c" "$cu" "$cs"); taobench/$NATIVE_NAME $x (user $xu, system $xs)"
 	done
-	line="$name median of $ROUNDS: taobench $(median "${TBV[@]}") us/request (raw ${TBV[*]})"
-	[[ -n "$COMPARE" ]] && line+="; COMPARE $(median "${CMPV[@]}") us/request (raw ${CMPV[*]})"
-	echo "$line"
-	echo "  Go floor $(median "${RTTV[@]}") us/round trip (raw ${RTTV[*]}), taobench/floor $(median "${RAT[@]}");" \
-		"$NATIVE_NAME $(median "${NATV[@]}") us/request (raw ${NATV[*]}), taobench/C $(median "${NRAT[@]}")"
+	echo "$name, medians of $ROUNDS rounds (us per request: total (user + system)):"
+	echo "  taobench  $(show $(med TBV))"
+	[[ -n "$COMPARE" ]] && echo "  COMPARE   $(show $(med CMP))"
+	echo "  floor     $(show $(med FLOOR)); taobench/floor $(med RAT | awk '{print $1 " (user " $2 ", system " $3 ")"}')"
+	if [[ $url == postgres* ]]; then
+		echo "  raw       $(show $(med RAW))"
+		echo "  loop      $(show $(med LOOP))"
+	fi
+	echo "  $NATIVE_NAME $(show $(med NAT)); taobench/$NATIVE_NAME $(med NRAT | awk '{print $1 " (user " $2 ", system " $3 ")"}')"
 	echo
 }
 

@@ -7,6 +7,13 @@
 // costs on the machine. Like taobench it keeps the runtime's monitor thread
 // awake (internal/sysmon), so the floor is not paying a cost taobench does not.
 //
+// On PostgreSQL two more floors take the driver away, with the protocol
+// encoded and parsed by hand and every answer checked: --raw, a goroutine
+// per client on Go's network poller (the runtime's own cost), and --loop,
+// one OS thread polling every connection with epoll (pgbench -j 1's
+// architecture). The figure is printed in all and in user space and in the
+// kernel apart.
+//
 //	go run ./bench/rtt --db 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable' --clients 16 --duration 10s
 package main
 
@@ -32,10 +39,28 @@ func main() {
 	db := flag.String("db", "", "postgres://… or mysql://user@host:port/db")
 	clients := flag.Int("clients", 16, "concurrent clients, each with its own connection")
 	duration := flag.Duration("duration", 10*time.Second, "how long to measure")
+	loop := flag.Bool("loop", false, "postgres:// only: instead of a goroutine per client on pgx's pool, one OS thread polling every connection with epoll, the protocol encoded by hand (pgbench -j 1's architecture)")
+	raw := flag.Bool("raw", false, "postgres:// only: a goroutine per client, the protocol encoded by hand as --loop does, on Go's network poller")
 	flag.Parse()
 	if *db == "" || *clients < 1 || *duration <= 0 {
 		fmt.Fprintln(os.Stderr, "rtt: give --db URL, --clients >= 1 and a positive --duration")
 		os.Exit(2)
+	}
+	if *loop || *raw {
+		if !strings.HasPrefix(*db, "postgres://") && !strings.HasPrefix(*db, "postgresql://") {
+			fmt.Fprintln(os.Stderr, "rtt: --raw and --loop speak PostgreSQL's protocol: give a postgres:// URL")
+			os.Exit(2)
+		}
+		f := eventLoop
+		if *raw {
+			f = goroutines
+		}
+		before := cpu()
+		n, wall, err := f(*db, *clients, *duration)
+		used := cpu().minus(before)
+		check(err)
+		report(n, wall, used)
+		return
 	}
 	ctx := context.Background()
 	var query func(ctx context.Context, i int64) error
@@ -99,22 +124,36 @@ func main() {
 		}()
 	}
 	wg.Wait()
-	used, wall := cpu()-before, time.Since(start)
+	used, wall := cpu().minus(before), time.Since(start)
 	close(errs)
 	if err := <-errs; err != nil {
 		fmt.Fprintln(os.Stderr, "rtt: query failed:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("round trips: %d in %.1f s (%.0f/s); client CPU %.2f s: %.2f us per round trip\n",
-		n.Load(), wall.Seconds(), float64(n.Load())/wall.Seconds(), used.Seconds(), float64(used.Microseconds())/float64(n.Load()))
+	report(n.Load(), wall, used)
 }
 
-// cpu returns the user plus system time this process has used.
-func cpu() time.Duration {
+// report prints the figures; bench/cpu.sh reads the number before the
+// first "us", the user-space one before "us-user" and the kernel's before
+// "us-system".
+func report(n int64, wall time.Duration, used usage) {
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(n) }
+	total := used.user + used.sys
+	fmt.Printf("round trips: %d in %.1f s (%.0f/s); client CPU %.2f s: %.2f us per round trip (%.2f us-user, %.2f us-system)\n",
+		n, wall.Seconds(), float64(n)/wall.Seconds(), total.Seconds(), per(total), per(used.user), per(used.sys))
+}
+
+// usage is the CPU time this process has used, in user space and in the
+// kernel.
+type usage struct{ user, sys time.Duration }
+
+func cpu() usage {
 	var ru syscall.Rusage
 	check(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return usage{time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())}
 }
+
+func (u usage) minus(v usage) usage { return usage{u.user - v.user, u.sys - v.sys} }
 
 func check(err error) {
 	if err != nil {
