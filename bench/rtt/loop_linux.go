@@ -12,8 +12,8 @@ import (
 // answer is complete, as pgbench -j 1 does, with the PostgreSQL protocol
 // encoded and parsed by hand. It returns the requests completed and the
 // wall time.
-func eventLoop(url string, clients int, duration time.Duration) (int64, time.Duration, error) {
-	conns, err := dialAll(url, clients)
+func eventLoop(t target, clients int, duration time.Duration) (int64, time.Duration, error) {
+	conns, err := dialAll(t, clients)
 	defer closeAll(conns)
 	if err != nil {
 		return 0, 0, err

@@ -7,6 +7,6 @@ import (
 	"time"
 )
 
-func eventLoop(string, int, time.Duration) (int64, time.Duration, error) {
+func eventLoop(target, int, time.Duration) (int64, time.Duration, error) {
 	return 0, 0, errors.New("--loop needs Linux's epoll")
 }

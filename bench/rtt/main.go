@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,9 +42,15 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "how long to measure")
 	loop := flag.Bool("loop", false, "postgres:// only: instead of a goroutine per client on pgx's pool, one OS thread polling every connection with epoll, the protocol encoded by hand (pgbench -j 1's architecture)")
 	raw := flag.Bool("raw", false, "postgres:// only: a goroutine per client, the protocol encoded by hand as --loop does, on Go's network poller")
+	stmt := flag.String("query", selectOne, "with --raw or --loop: the statement, of one bigint parameter; its answers are counted, and checked only for the default")
+	keys := flag.String("keys", "", "with --raw or --loop: a file of the parameter's values, one integer per line, taken in turn (default: the request's number)")
 	flag.Parse()
 	if *db == "" || *clients < 1 || *duration <= 0 {
 		fmt.Fprintln(os.Stderr, "rtt: give --db URL, --clients >= 1 and a positive --duration")
+		os.Exit(2)
+	}
+	if (*stmt != selectOne || *keys != "") && !*loop && !*raw {
+		fmt.Fprintln(os.Stderr, "rtt: --query and --keys go with --raw or --loop")
 		os.Exit(2)
 	}
 	if *loop || *raw {
@@ -51,12 +58,20 @@ func main() {
 			fmt.Fprintln(os.Stderr, "rtt: --raw and --loop speak PostgreSQL's protocol: give a postgres:// URL")
 			os.Exit(2)
 		}
+		t := target{url: *db, query: *stmt}
+		if *keys != "" {
+			var err error
+			if t.keys, err = readKeys(*keys); err != nil {
+				fmt.Fprintln(os.Stderr, "rtt: --keys:", err)
+				os.Exit(2)
+			}
+		}
 		f := eventLoop
 		if *raw {
 			f = goroutines
 		}
 		before := cpu()
-		n, wall, err := f(*db, *clients, *duration)
+		n, wall, err := f(t, *clients, *duration)
 		used := cpu().minus(before)
 		check(err)
 		report(n, wall, used)
@@ -141,6 +156,29 @@ func report(n int64, wall time.Duration, used usage) {
 	total := used.user + used.sys
 	fmt.Printf("round trips: %d in %.1f s (%.0f/s); client CPU %.2f s: %.2f us per round trip (%.2f us-user, %.2f us-system)\n",
 		n, wall.Seconds(), float64(n)/wall.Seconds(), total.Seconds(), per(total), per(used.user), per(used.sys))
+}
+
+// readKeys reads a file of integers, one per line.
+func readKeys(path string) ([]int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var keys []int64
+	for i, line := range strings.Split(string(b), "\n") {
+		if line = strings.TrimSpace(line); line == "" {
+			continue
+		}
+		k, err := strconv.ParseInt(line, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %q is not an integer", path, i+1, line)
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("%s holds no integers", path)
+	}
+	return keys, nil
 }
 
 // usage is the CPU time this process has used, in user space and in the

@@ -12,24 +12,45 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
+// selectOne is the round trip --raw and --loop make unless given --query:
+// its answer is the value sent, and every answer is checked.
+const selectOne = "SELECT $1::bigint"
+
+// target is what --raw and --loop send: the server, the statement (one
+// bigint parameter) and the parameter's values, taken in turn (none: the
+// request's own number, which selectOne sends back).
+type target struct {
+	url   string
+	query string
+	keys  []int64
+}
+
 // loopConn is one connection of --raw or --loop: its socket, the request
 // being sent and the bytes of the answer read so far.
 type loopConn struct {
-	fd   int
-	conn net.Conn
-	req  []byte
-	buf  []byte
-	next int64
+	fd    int
+	conn  net.Conn
+	keys  []int64
+	check bool // the answer must be the value sent (selectOne)
+	req   []byte
+	buf   []byte
+	next  int64 // the request's number
+	value int64 // the value it sends
 }
 
-// dialRaw connects, prepares the statement and takes the socket from pgconn.
-func dialRaw(url string, i int) (*loopConn, error) {
+// dialRaw connects, prepares the statement and takes the socket from
+// pgconn; the connection's requests are numbered from start.
+func dialRaw(t target, start int64) (*loopConn, error) {
 	ctx := context.Background()
-	pc, err := pgconn.Connect(ctx, url)
+	pc, err := pgconn.Connect(ctx, t.url)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := pc.Prepare(ctx, "rtt", "SELECT $1::bigint", nil); err != nil {
+	sd, err := pc.Prepare(ctx, "rtt", t.query, nil)
+	if err == nil && (len(sd.ParamOIDs) != 1 || sd.ParamOIDs[0] != 20) {
+		err = fmt.Errorf("--query %q: give a statement of one bigint parameter ($1::bigint)", t.query)
+	}
+	if err != nil {
 		pc.Close(ctx)
 		return nil, err
 	}
@@ -50,14 +71,18 @@ func dialRaw(url string, i int) (*loopConn, error) {
 	if err := raw.Control(func(f uintptr) { fd = int(f) }); err != nil {
 		return nil, err
 	}
-	return &loopConn{fd: fd, conn: hj.Conn, buf: make([]byte, 0, 4096), next: int64(i)}, nil
+	return &loopConn{fd: fd, conn: hj.Conn, keys: t.keys, check: t.query == selectOne, buf: make([]byte, 0, 4096), next: start}, nil
 }
 
 // dialAll dials clients connections; on an error, those dialled so far.
-func dialAll(url string, clients int) ([]*loopConn, error) {
+func dialAll(t target, clients int) ([]*loopConn, error) {
 	var conns []*loopConn
 	for i := range clients {
-		c, err := dialRaw(url, i)
+		start := int64(i)
+		if len(t.keys) > 0 { // each client from its own place in the keys
+			start = int64(i * len(t.keys) / clients)
+		}
+		c, err := dialRaw(t, start)
 		if err != nil {
 			return conns, err
 		}
@@ -74,8 +99,8 @@ func closeAll(conns []*loopConn) {
 
 // goroutines measures the hand-encoded protocol with a goroutine per client
 // on Go's network poller: the event loop's work in taobench's architecture.
-func goroutines(url string, clients int, duration time.Duration) (int64, time.Duration, error) {
-	conns, err := dialAll(url, clients)
+func goroutines(t target, clients int, duration time.Duration) (int64, time.Duration, error) {
+	conns, err := dialAll(t, clients)
 	defer closeAll(conns)
 	if err != nil {
 		return 0, 0, err
@@ -129,13 +154,17 @@ func goroutines(url string, clients int, duration time.Duration) (int64, time.Du
 // encode puts Bind, Execute and Sync with the next value in c.req.
 func (c *loopConn) encode() {
 	c.next++
+	c.value = c.next
+	if len(c.keys) > 0 {
+		c.value = c.keys[c.next%int64(len(c.keys))]
+	}
 	b := c.req[:0]
 	b = append(b, 'B', 0, 0, 0, 0)
 	b = append(b, 0)             // unnamed portal
 	b = append(b, "rtt"...)      // statement
 	b = append(b, 0, 0, 1, 0, 1) // one parameter format: binary
 	b = append(b, 0, 1, 0, 0, 0, 8)
-	b = binary.BigEndian.AppendUint64(b, uint64(c.next))
+	b = binary.BigEndian.AppendUint64(b, uint64(c.value))
 	b = append(b, 0, 1, 0, 1) // one result format: binary
 	binary.BigEndian.PutUint32(b[1:], uint32(len(b)-1))
 	b = append(b, 'E', 0, 0, 0, 9, 0, 0, 0, 0, 0)
@@ -156,8 +185,8 @@ func (c *loopConn) answered() (bool, error) {
 		b = b[1+l:]
 		switch typ {
 		case 'D':
-			if len(body) != 14 || int64(binary.BigEndian.Uint64(body[6:])) != c.next {
-				return false, fmt.Errorf("loop: wrong answer % x for %d", body, c.next)
+			if c.check && (len(body) != 14 || int64(binary.BigEndian.Uint64(body[6:])) != c.value) {
+				return false, fmt.Errorf("loop: wrong answer % x for %d", body, c.value)
 			}
 		case 'E':
 			return false, fmt.Errorf("loop: server error: %q", body)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,11 +16,11 @@ import (
 // answer for another's, fails here.
 func TestArchitectures(t *testing.T) {
 	url := testenv.PostgresURL(t)
-	for name, f := range map[string]func(string, int, time.Duration) (int64, time.Duration, error){
+	for name, f := range map[string]func(target, int, time.Duration) (int64, time.Duration, error){
 		"loop": eventLoop, "raw": goroutines,
 	} {
 		t.Run(name, func(t *testing.T) {
-			n, wall, err := f(url, 4, 300*time.Millisecond)
+			n, wall, err := f(target{url: url, query: selectOne}, 4, 300*time.Millisecond)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -42,7 +43,8 @@ func TestAnswered(t *testing.T) {
 		return append(b, 'Z', 0, 0, 0, 5, 'I')
 	}
 	for cut := 1; cut < len(answer(7)); cut++ {
-		c := &loopConn{next: 7}
+		c := &loopConn{next: 6, check: true}
+		c.encode()
 		a := answer(7)
 		c.buf = append(c.buf, a[:cut]...)
 		if done, err := c.answered(); done || err != nil {
@@ -53,8 +55,32 @@ func TestAnswered(t *testing.T) {
 			t.Fatalf("cut at %d: done %v, err %v on the whole answer", cut, done, err)
 		}
 	}
-	c := &loopConn{next: 8, buf: answer(7)}
+	c := &loopConn{next: 7, check: true}
+	c.encode()
+	c.buf = answer(7)
 	if _, err := c.answered(); err == nil || !strings.Contains(err.Error(), "wrong answer") {
 		t.Fatalf("answer 7 to request 8: err %v, want a wrong answer", err)
+	}
+}
+
+// TestQuery runs --raw with a statement and keys of its own, and refuses
+// a statement whose parameter is not a bigint.
+func TestQuery(t *testing.T) {
+	url := testenv.PostgresURL(t)
+	tg := target{url: url, query: "SELECT $1::bigint * 2", keys: []int64{3, 5, 7}}
+	if n, _, err := goroutines(tg, 2, 200*time.Millisecond); err != nil || n < 10 {
+		t.Fatalf("%d round trips, err %v", n, err)
+	}
+	tg.query = "SELECT $1::int"
+	if _, _, err := goroutines(tg, 2, 200*time.Millisecond); err == nil || !strings.Contains(err.Error(), "one bigint parameter") {
+		t.Fatalf("a statement of an int parameter: err %v, want a refusal naming the bigint", err)
+	}
+	dir := t.TempDir()
+	bad := dir + "/keys"
+	if err := os.WriteFile(bad, []byte("1\n2\nthree\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readKeys(bad); err == nil || !strings.Contains(err.Error(), "keys:3") {
+		t.Fatalf("readKeys of a bad line: err %v, want it named by line", err)
 	}
 }
