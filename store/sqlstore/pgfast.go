@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"slices"
@@ -50,20 +51,29 @@ type pgFastConn struct {
 	one    oneRead                               // the single read in progress
 
 	// On a plain socket (not TLS) the request is written from within a
-	// raw read (sendThenWait): raw is the socket, send the callback
-	// (a method value made once), sent how much of msg is written, werr
-	// the write's error.
+	// raw read (roundTrip): raw is the socket, send the callback
+	// (exchange, a method value made once), sent how much of msg is
+	// written, werr the write's error.
 	raw  syscall.RawConn
 	send func(fd uintptr) bool
 	sent int
 	werr error
+
+	// On a plain socket the answer is read within the same raw read
+	// (exchange) into in, up to its ReadyForQuery; rerr is the read's
+	// error, scan where the next message not yet looked at starts, vals
+	// a row's columns.
+	in   []byte
+	rerr error
+	scan int
+	vals [][]byte
 }
 
 // init readies f for the dialled connection c.
 func (f *pgFastConn) init(c net.Conn) {
 	if sc, ok := c.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
-			f.raw, f.send = raw, f.writeOnce
+			f.raw, f.send = raw, f.exchange
 		}
 	}
 }
@@ -214,21 +224,30 @@ func binaryCols(fd []pgconn.FieldDescription) []pgconn.FieldDescription {
 
 // fastExec executes a prepared read and reads its rows below pgconn's
 // ExecStatement: it writes the Bind, Execute and Sync itself
-// (appendRequest), in one write as ExecStatement does, and reads the
-// answer through pgconn's ReceiveMessage, which keeps pgconn's own state
-// (the transaction status the pool checks on release, notices, OnPgError)
-// as ExecStatement does. What it leaves out is what ExecStatement does for
-// queries in general: a timer reset and stopped around every write
-// (pgconn's guard against a write that blocks while the server blocks
-// writing to us, which cannot happen when every answer is read before the
-// next request), a context watch per query (the watched path has its own,
-// pgwatch.go) and the general message encoder. Any failure but the
+// (appendRequest), in one write as ExecStatement does. What it leaves out
+// is what ExecStatement does for queries in general: a timer reset and
+// stopped around every write (pgconn's guard against a write that blocks
+// while the server blocks writing to us, which cannot happen when every
+// answer is read before the next request), a context watch per query (the
+// watched path has its own, pgwatch.go) and the general message encoder.
+// On a plain socket (raw) the request is written and the answer read
+// within one raw read (exchange) and parsed here (fastAnswer); over TLS
+// the answer is read through pgconn's ReceiveMessage. Any failure but the
 // server's error response leaves the connection mid-answer, so it is
-// closed, as pgconn closes it. On a plain socket (raw) the request is
-// sent by sendThenWait.
+// closed, as pgconn closes it.
 func fastExec(q *quietCtx, pc *pgconn.PgConn, raw syscall.RawConn, f *pgFastConn, sd *pgconn.StatementDescription, cols []pgconn.FieldDescription, r fastRead) error {
 	f.msg = appendRequest(f.msg[:0], sd.Name, f.params)
-	if err := f.sendThenWait(q, pc, raw); err != nil {
+	if raw != nil {
+		if err := f.roundTrip(q, pc, raw); err != nil {
+			err = fastBroken(q, pc, err)
+			if perr := f.firstError(); perr != nil {
+				err = perr // the first error wins, as below
+			}
+			return err
+		}
+		return f.answer(q, pc, sd, cols, r)
+	}
+	if _, err := pc.Conn().Write(f.msg); err != nil {
 		return fastBroken(q, pc, err)
 	}
 	var perr, derr error
@@ -259,29 +278,26 @@ func fastExec(q *quietCtx, pc *pgconn.PgConn, raw syscall.RawConn, f *pgFastConn
 	}
 }
 
-// sendThenWait writes f.msg and, on a plain socket (raw), returns when
-// the answer can be read. A read right after the request finds nothing
-// yet (the server has not answered): a system call that fails with EAGAIN
-// before the client parks, on 0.8 of the requests at o/8. Go's poller
-// cannot be asked to wait without that read, since every read first
-// clears the socket's readiness and the poller is edge-triggered (an
-// answer that came before the wait would never end it). A raw read clears
-// the readiness once, before its callback, so writeOnce sends the request
-// from within it: the answer, which can only come after the request, then
-// marks the socket ready after the clearing, and the wait ends on it.
-// The raw read holds the socket's read lock, so a read pgconn still has
-// in progress in the background (its guard against slow writes, which a
-// query through pgx may have started) is ended first by SyncConn, which
-// is immediate when there is none.
-func (f *pgFastConn) sendThenWait(q *quietCtx, pc *pgconn.PgConn, raw syscall.RawConn) error {
-	if raw == nil {
-		_, err := pc.Conn().Write(f.msg)
-		return err
-	}
+// roundTrip writes f.msg and reads the answer into f.in, up to its
+// ReadyForQuery, within one raw read of the socket (exchange). A read
+// right after the request would find nothing yet (the server has not
+// answered): a system call that fails with EAGAIN before the client
+// parks, on 0.8 of the requests at o/8. Go's poller cannot be asked to
+// wait without that read, since every read first clears the socket's
+// readiness and the poller is edge-triggered (an answer that came before
+// the wait would never end it). A raw read clears the readiness once,
+// before its callback, so exchange sends the request from within it: the
+// answer, which can only come after the request, then marks the socket
+// ready after the clearing, and the wait ends on it. The raw read holds
+// the socket's read lock, so a read pgconn still has in progress in the
+// background (its guard against slow writes, which a query through pgx
+// may have started) is ended first by SyncConn, which is immediate when
+// there is none.
+func (f *pgFastConn) roundTrip(q *quietCtx, pc *pgconn.PgConn, raw syscall.RawConn) error {
 	if err := pc.SyncConn(q); err != nil {
 		return err
 	}
-	f.sent, f.werr = 0, nil
+	f.sent, f.werr, f.rerr, f.in, f.scan = 0, nil, nil, f.in[:0], 0
 	if err := raw.Read(f.send); err != nil {
 		return err
 	}
@@ -289,33 +305,191 @@ func (f *pgFastConn) sendThenWait(q *quietCtx, pc *pgconn.PgConn, raw syscall.Ra
 		return f.werr
 	}
 	if f.sent < len(f.msg) { // the socket's buffer was full: the rest waits for room
-		_, err := pc.Conn().Write(f.msg[f.sent:])
-		return err
+		if _, err := pc.Conn().Write(f.msg[f.sent:]); err != nil {
+			return err
+		}
+		f.sent = len(f.msg)
+		if err := raw.Read(f.send); err != nil { // and then the answer
+			return err
+		}
 	}
-	return nil
+	return f.rerr
 }
 
-// writeOnce is the raw read's callback: its first call writes the request
-// and asks to wait; the next, after the wait, ends the raw read. A write
-// that cannot finish at once ends it too, the rest left to sendThenWait.
-func (f *pgFastConn) writeOnce(fd uintptr) bool {
-	if f.sent == len(f.msg) {
-		return true // the answer can be read
+// exchange is the raw read's callback. Its first call writes the request
+// and asks to wait; each later one, after a wait, reads what has come,
+// and ends the raw read with the answer whole, or asks to wait again when
+// the socket has nothing more (having read until EAGAIN, so that the next
+// bytes mark the socket ready anew). A write that cannot finish at once
+// ends it too, the rest left to roundTrip.
+func (f *pgFastConn) exchange(fd uintptr) bool {
+	if f.sent < len(f.msg) {
+		for f.sent < len(f.msg) {
+			n, err := syscall.Write(int(fd), f.msg[f.sent:])
+			switch {
+			case err == syscall.EINTR:
+				continue
+			case err == syscall.EAGAIN:
+				return true
+			case err != nil:
+				f.werr = err
+				return true
+			}
+			f.sent += n
+		}
+		return false // the answer can only come after a wait
 	}
-	for f.sent < len(f.msg) {
-		n, err := syscall.Write(int(fd), f.msg[f.sent:])
+	for {
+		if len(f.in) == cap(f.in) {
+			f.in = slices.Grow(f.in, max(4096, len(f.in)))
+		}
+		n, err := syscall.Read(int(fd), f.in[len(f.in):cap(f.in)])
 		switch {
 		case err == syscall.EINTR:
 			continue
 		case err == syscall.EAGAIN:
-			return true
+			return false
 		case err != nil:
-			f.werr = err
+			f.rerr = err
+			return true
+		case n == 0:
+			f.rerr = io.ErrUnexpectedEOF
 			return true
 		}
-		f.sent += n
+		f.in = f.in[:len(f.in)+n]
+		if f.whole() {
+			return true
+		}
+	}
+}
+
+// whole reports whether f.in holds a ReadyForQuery, looking only at the
+// messages not looked at before.
+func (f *pgFastConn) whole() bool {
+	for len(f.in)-f.scan >= 5 {
+		l := int(binary.BigEndian.Uint32(f.in[f.scan+1:]))
+		if l < 4 || len(f.in)-f.scan < 1+l {
+			return l < 4 // a length no message has: answer, and let answer say so
+		}
+		if f.in[f.scan] == 'Z' {
+			return true
+		}
+		f.scan += 1 + l
 	}
 	return false
+}
+
+// errFastProtocol is an answer the fast path cannot read; the connection
+// is closed.
+var errFastProtocol = errors.New("fast path: unexpected answer from the server")
+
+// answer parses the answer in f.in for read r, as fastExec's
+// ReceiveMessage loop does over TLS: rows to r, the first error wins, and
+// the server's error response is returned as pgx returns it. pgconn does
+// not see these messages, so what it would have kept from them must not
+// be there: a ReadyForQuery whose transaction status is not idle (the
+// status pgconn holds, and the pool checks), a parameter's new value, or
+// bytes after the ReadyForQuery close the connection once the answer is
+// taken, as does a FATAL error (pgconn's default OnPgError). Notices and
+// notifications are dropped, as pgconn drops them with no handler set.
+func (f *pgFastConn) answer(q *quietCtx, pc *pgconn.PgConn, sd *pgconn.StatementDescription, cols []pgconn.FieldDescription, r fastRead) error {
+	var perr, derr error
+	closeAfter := false
+	b := f.in
+	for len(b) >= 5 {
+		l := int(binary.BigEndian.Uint32(b[1:]))
+		if l < 4 || len(b) < 1+l {
+			break
+		}
+		typ, body := b[0], b[5:1+l]
+		b = b[1+l:]
+		switch typ {
+		case 'D':
+			vals, ok := f.row(body)
+			if !ok {
+				return fastBroken(q, pc, errFastProtocol)
+			}
+			if err := r.row(cols, vals); err != nil && derr == nil {
+				derr = fmt.Errorf("%s: %w", sd.SQL, err)
+			}
+		case 'E':
+			var m pgproto3.ErrorResponse
+			if err := m.Decode(body); err != nil {
+				return fastBroken(q, pc, err)
+			}
+			if perr == nil {
+				pe := pgconn.ErrorResponseToPgError(&m)
+				perr = pe
+				closeAfter = closeAfter || pe.Severity == "FATAL" || pe.Severity == "PANIC"
+			}
+		case 'S':
+			closeAfter = true
+		case 'Z':
+			if len(body) != 1 || body[0] != 'I' || len(b) != 0 {
+				closeAfter = true
+			}
+			if closeAfter {
+				fastClose(pc)
+			}
+			if perr != nil {
+				return perr
+			}
+			return derr
+		case '2', 'C', 'n', 'I', 's', 'N', 'A':
+		default:
+			return fastBroken(q, pc, fmt.Errorf("%w: message %q", errFastProtocol, typ))
+		}
+	}
+	return fastBroken(q, pc, errFastProtocol) // no ReadyForQuery: whole was wrong
+}
+
+// firstError returns the first whole error response in f.in, nil for
+// none: a server that ends the connection says why first.
+func (f *pgFastConn) firstError() error {
+	b := f.in
+	for len(b) >= 5 {
+		l := int(binary.BigEndian.Uint32(b[1:]))
+		if l < 4 || len(b) < 1+l {
+			return nil
+		}
+		if b[0] == 'E' {
+			var m pgproto3.ErrorResponse
+			if m.Decode(b[5:1+l]) != nil {
+				return nil
+			}
+			return pgconn.ErrorResponseToPgError(&m)
+		}
+		b = b[1+l:]
+	}
+	return nil
+}
+
+// row splits a DataRow's body into its columns' values (nil for NULL),
+// in a slice f keeps.
+func (f *pgFastConn) row(body []byte) ([][]byte, bool) {
+	if len(body) < 2 {
+		return nil, false
+	}
+	n := int(binary.BigEndian.Uint16(body))
+	body = body[2:]
+	f.vals = f.vals[:0]
+	for range n {
+		if len(body) < 4 {
+			return nil, false
+		}
+		l := int(int32(binary.BigEndian.Uint32(body)))
+		body = body[4:]
+		if l < 0 {
+			f.vals = append(f.vals, nil)
+			continue
+		}
+		if len(body) < l {
+			return nil, false
+		}
+		f.vals = append(f.vals, body[:l:l])
+		body = body[l:]
+	}
+	return f.vals, len(body) == 0
 }
 
 // executeSync is an Execute of the unnamed portal, all rows, and a Sync.
@@ -347,13 +521,18 @@ func appendRequest(b []byte, name string, params [][]byte) []byte {
 	return append(b, executeSync...)
 }
 
+// fastClose closes the connection, which the pool then drops.
+func fastClose(pc *pgconn.PgConn) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	_ = pc.Close(ctx)
+	cancel()
+}
+
 // fastBroken closes a connection left mid-answer by err and returns err
 // as pgx would: the watched context's own error when its end set the
 // deadline that interrupted the exchange.
 func fastBroken(q *quietCtx, pc *pgconn.PgConn, err error) error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	_ = pc.Close(ctx)
-	cancel()
+	fastClose(pc)
 	if cerr := q.Err(); cerr != nil && isTimeout(err) {
 		return cerr
 	}

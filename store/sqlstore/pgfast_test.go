@@ -408,7 +408,7 @@ func TestPgFastPathServerGone(t *testing.T) {
 }
 
 // TestPgFastPathOneRead: on a plain socket a fast-path read sends its
-// request from within a raw read and waits before reading (sendThenWait),
+// request from within a raw read and waits before reading (roundTrip),
 // so the answer takes one read system call, where a read straight after
 // the request would find nothing yet and cost a second. The process's
 // read calls (/proc/self/io syscr) over 400 reads on one connection must
