@@ -231,7 +231,7 @@ func binaryCols(fd []pgconn.FieldDescription) []pgconn.FieldDescription {
 // answer is read before the next request), a context watch per query (the
 // watched path has its own, pgwatch.go) and the general message encoder.
 // On a plain socket (raw) the request is written and the answer read
-// within one raw read (exchange) and parsed here (fastAnswer); over TLS
+// within one raw read (exchange) and parsed here (answer); over TLS
 // the answer is read through pgconn's ReceiveMessage. Any failure but the
 // server's error response leaves the connection mid-answer, so it is
 // closed, as pgconn closes it.
@@ -278,6 +278,11 @@ func fastExec(q *quietCtx, pc *pgconn.PgConn, raw syscall.RawConn, f *pgFastConn
 	}
 }
 
+// keptAnswer is the most buffer a connection keeps from one answer to the
+// next (a connection per client: 64 KiB each at most, where one range
+// read of thousands of rows could otherwise pin a megabyte each).
+const keptAnswer = 64 << 10
+
 // roundTrip writes f.msg and reads the answer into f.in, up to its
 // ReadyForQuery, within one raw read of the socket (exchange). A read
 // right after the request would find nothing yet (the server has not
@@ -297,7 +302,11 @@ func (f *pgFastConn) roundTrip(q *quietCtx, pc *pgconn.PgConn, raw syscall.RawCo
 	if err := pc.SyncConn(q); err != nil {
 		return err
 	}
-	f.sent, f.werr, f.rerr, f.in, f.scan = 0, nil, nil, f.in[:0], 0
+	in := f.in[:0]
+	if cap(in) > keptAnswer {
+		in = nil // a large answer's buffer is not kept for every request after it
+	}
+	f.sent, f.werr, f.rerr, f.in, f.scan = 0, nil, nil, in, 0
 	if err := raw.Read(f.send); err != nil {
 		return err
 	}
