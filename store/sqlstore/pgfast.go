@@ -375,17 +375,35 @@ func (f *pgFastConn) exchange(fd uintptr) bool {
 // whole reports whether f.in holds a ReadyForQuery, looking only at the
 // messages not looked at before.
 func (f *pgFastConn) whole() bool {
-	for len(f.in)-f.scan >= 5 {
-		l := int(binary.BigEndian.Uint32(f.in[f.scan+1:]))
-		if l < 4 || len(f.in)-f.scan < 1+l {
-			return l < 4 // a length no message has: answer, and let answer say so
-		}
-		if f.in[f.scan] == 'Z' {
+	for {
+		n := message(f.in[f.scan:])
+		switch {
+		case n < 0:
+			return true // a length no message has: answer says so
+		case n == 0:
+			return false
+		case f.in[f.scan] == 'Z':
 			return true
 		}
-		f.scan += 1 + l
+		f.scan += n
 	}
-	return false
+}
+
+// message returns the length of the backend message at the start of b
+// (type, length, body): 0 while b does not hold all of it, -1 for a length
+// no message has.
+func message(b []byte) int {
+	if len(b) < 5 {
+		return 0
+	}
+	l := int(binary.BigEndian.Uint32(b[1:]))
+	switch {
+	case l < 4:
+		return -1
+	case len(b) < 1+l:
+		return 0
+	}
+	return 1 + l
 }
 
 // errFastProtocol is an answer the fast path cannot read; the connection
@@ -405,13 +423,9 @@ func (f *pgFastConn) answer(q *quietCtx, pc *pgconn.PgConn, sd *pgconn.Statement
 	var perr, derr error
 	closeAfter := false
 	b := f.in
-	for len(b) >= 5 {
-		l := int(binary.BigEndian.Uint32(b[1:]))
-		if l < 4 || len(b) < 1+l {
-			break
-		}
-		typ, body := b[0], b[5:1+l]
-		b = b[1+l:]
+	for n := message(b); n > 0; n = message(b) {
+		typ, body := b[0], b[5:n]
+		b = b[n:]
 		switch typ {
 		case 'D':
 			vals, ok := f.row(body)
@@ -455,20 +469,14 @@ func (f *pgFastConn) answer(q *quietCtx, pc *pgconn.PgConn, sd *pgconn.Statement
 // firstError returns the first whole error response in f.in, nil for
 // none: a server that ends the connection says why first.
 func (f *pgFastConn) firstError() error {
-	b := f.in
-	for len(b) >= 5 {
-		l := int(binary.BigEndian.Uint32(b[1:]))
-		if l < 4 || len(b) < 1+l {
-			return nil
-		}
+	for b, n := f.in, message(f.in); n > 0; b, n = b[n:], message(b[n:]) {
 		if b[0] == 'E' {
 			var m pgproto3.ErrorResponse
-			if m.Decode(b[5:1+l]) != nil {
+			if m.Decode(b[5:n]) != nil {
 				return nil
 			}
 			return pgconn.ErrorResponseToPgError(&m)
 		}
-		b = b[1+l:]
 	}
 	return nil
 }
