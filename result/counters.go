@@ -50,7 +50,8 @@ type Counters struct {
 	CountNonEmpty       int64                                  `json:"count_nonempty"`       // of those, counted above 0
 	TimeReads           int64                                  `json:"time_reads"`           // edge_time_read ops
 	TimeNonEmpty        int64                                  `json:"time_nonempty"`        // of those, returned rows
-	Txns                [tao.NumClasses]int64                  `json:"txns"`                 // by class: read_txn and write_txn
+	Txns                [tao.NumClasses]int64                  `json:"txns"`                 // by class: read_txn and write_txn, as drawn (copies apart)
+	TxnCopies           [tao.NumClasses]int64                  `json:"txn_copies"`           // by class: copies of another client's racing insert, not in txns
 	MultiShard          [tao.NumClasses]int64                  `json:"multi_shard"`          // of those, spanning shards by their keys' id1
 	MultiShardDB        [tao.NumClasses]int64                  `json:"multi_shard_at_db"`    // of those, touching 2+ shards at the database, inverse rows included
 	Adds                int64                                  `json:"edge_adds"`            // edge_add ops that committed
@@ -81,12 +82,26 @@ const PopularityBins = 10
 
 // Observe counts one finished request. It reads what the store filled in
 // res: Found and Rows of each op, and the outcome.
-func (c *Counters) Observe(req *tao.Request, res *tao.Result) {
+func (c *Counters) Observe(req *tao.Request, res *tao.Result) { c.observe(req, res, false) }
+
+// ObserveCopy counts a finished copy of another client's racing insert
+// (run/race.go) as Observe does, except that a transaction counts in
+// TxnCopies, not in Txns and the shard spans: those count draws. A copy
+// repeats its draw's spans, and shares whose observations come in
+// identical groups of racing_copies spread wider than the binomial the
+// fidelity rows' tolerance assumes: one seed's early racing write
+// transactions, each counted three times, put workload a's keys-spanning
+// row five standard errors low.
+func (c *Counters) ObserveCopy(req *tao.Request, res *tao.Result) { c.observe(req, res, true) }
+
+func (c *Counters) observe(req *tao.Request, res *tao.Result, copied bool) {
 	if req.Class >= tao.NumClasses || res.Outcome >= tao.NumOutcomes {
 		return
 	}
 	c.Outcomes[req.Class][res.Outcome]++
-	if req.Class == tao.ReadTxn || req.Class == tao.WriteTxn {
+	if copied && (req.Class == tao.ReadTxn || req.Class == tao.WriteTxn) {
+		c.TxnCopies[req.Class]++
+	} else if req.Class == tao.ReadTxn || req.Class == tao.WriteTxn {
 		c.Txns[req.Class]++
 		if spans(req.Ops) {
 			c.MultiShard[req.Class]++
@@ -207,6 +222,7 @@ func (c *Counters) Merge(o *Counters) {
 	c.TimeNonEmpty += o.TimeNonEmpty
 	for i := range c.Txns {
 		c.Txns[i] += o.Txns[i]
+		c.TxnCopies[i] += o.TxnCopies[i]
 		c.MultiShard[i] += o.MultiShard[i]
 		c.MultiShardDB[i] += o.MultiShardDB[i]
 		for j := range c.Outcomes[i] {

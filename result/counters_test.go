@@ -46,10 +46,21 @@ func TestObserveCountsWhatTheStoreSaid(t *testing.T) {
 	if c != want {
 		t.Errorf("counters\n%+v\nwant\n%+v", c, want)
 	}
+	// A copy of a racing insert counts its outcome but not as a drawn
+	// transaction: the spans count draws.
+	c.ObserveCopy(&reqs[3].req, &reqs[3].res)
+	want.TxnCopies[tao.WriteTxn] = 1
+	want.Outcomes[tao.WriteTxn][tao.OK] = 2
+	// What the database did with it counts as for any request.
+	want.Adds, want.AddsNew, want.NoopWrites = 4, 2, 2
+	want.VersionDrawn, want.VersionChecked, want.PreconditionChecked = 2, 2, 2
+	if c != want {
+		t.Errorf("after a copy, counters\n%+v\nwant\n%+v", c, want)
+	}
 	var m Counters
 	m.Merge(&c)
 	m.Merge(&c)
-	if m.PointReads != 4 || m.Outcomes[tao.Write][tao.UniqueViolation] != 2 || m.RangeSizes[2] != 2 {
+	if m.PointReads != 4 || m.Outcomes[tao.Write][tao.UniqueViolation] != 2 || m.RangeSizes[2] != 2 || m.TxnCopies[tao.WriteTxn] != 2 {
 		t.Errorf("merge: %+v", m)
 	}
 }

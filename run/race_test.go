@@ -261,4 +261,15 @@ func TestRacingCopiesCountKeysOnce(t *testing.T) {
 		t.Errorf("key table counted %d requests of %d measured (%d racing); want fewer, by the copies only", k.Requests, total, racing)
 	}
 	t.Logf("key table %d of %d requests, %d racing", k.Requests, total, racing)
+	// The shard-span rows count draws too: every write transaction the
+	// database answered is a draw or a copy, and some were copies.
+	c := x.Counters
+	var answered int64
+	for _, n := range c.Outcomes[tao.WriteTxn] {
+		answered += n
+	}
+	if c.TxnCopies[tao.WriteTxn] == 0 || c.Txns[tao.WriteTxn]+c.TxnCopies[tao.WriteTxn] != answered {
+		t.Errorf("write transactions: %d drawn and %d copies, %d answered; want copies, and the two summing to the answered", c.Txns[tao.WriteTxn], c.TxnCopies[tao.WriteTxn], answered)
+	}
+	t.Logf("write transactions: %d drawn, %d copies", c.Txns[tao.WriteTxn], c.TxnCopies[tao.WriteTxn])
 }

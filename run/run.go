@@ -759,7 +759,11 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		c.describe(s)
 		s.At = c.begin.Sub(b.measure)
 		c.record(s, end)
-		c.fid.Observe(&c.req, &c.res)
+		if c.joined {
+			c.fid.ObserveCopy(&c.req, &c.res)
+		} else {
+			c.fid.Observe(&c.req, &c.res)
+		}
 		c.countObjects()
 		for _, k := range c.attempts {
 			c.codes.Add(k, 1)
