@@ -26,6 +26,13 @@
 # `mysqlslap` (one primary-key SELECT of a taobench object per query); its
 # CPU per request, user + system from GNU time, is what a round trip costs a
 # well-made client on this machine.
+# On PostgreSQL each round also compares the two clients on the same
+# request: taobench with bench/objread.workload (object reads only, keys
+# uniform over the loaded objects) against pgbench -M prepared running
+# taobench's own statement on the same objects (a script drawing the ids
+# uniformly, written from the load's per-shard object counts). Workload o's
+# requests cost the server, and with it the client's kernel, more than
+# pgbench -S's; this pair shows what the client adds on a request both make.
 # With COMPARE=/path/to/another/taobench each round also runs that binary
 # (interleaved, so both see the same machine), for before/after figures.
 #
@@ -89,11 +96,12 @@ mysqlcli() { MYSQL_PWD=$MY_PASS mysql "${MY_ARGS[@]}" "$@"; }
 build_taobench
 (cd "$ROOT" && go build -o "$WORK/rtt" ./bench/rtt) || die "go build ./bench/rtt failed"
 
-# run_one bin url: runs taobench under GNU time and prints its CPU per
-# request, "total user system" in us, and the requests.
+# run_one bin url [workload]: runs taobench under GNU time (workload o by
+# default) and prints its CPU per request, "total user system" in us, and
+# the requests.
 run_one() {
-	local bin=$1 url=$2 ops user sys errors
-	/usr/bin/time -v -o "$WORK/time" "$bin" run --db "$url" --workload o --threads "$THREADS" --warmup 0 --duration "$DURATION" \
+	local bin=$1 url=$2 workload=${3:-o} ops user sys errors
+	/usr/bin/time -v -o "$WORK/time" "$bin" run --db "$url" --workload "$workload" --threads "$THREADS" --warmup 0 --duration "$DURATION" \
 		>"$WORK/run.out" 2>"$WORK/run.err" || die "taobench run failed: $(tail -3 "$WORK/run.err")"
 	ops=$(field 'Total completed operations excluding warmup:' "$WORK/run.out")
 	user=$(field 'User time (seconds):' "$WORK/time")
@@ -150,6 +158,45 @@ native() {
 	cpu_per "$WORK/ntime" "$n"
 }
 
+# objread_script url: writes $WORK/objread.sql, a pgbench script making
+# taobench's object read (its statement, prepared by -M prepared) of an
+# object drawn uniformly from the freshly loaded ones. A loaded object's id
+# is shard << 57 | index, with indexes 0 to count-1 in each shard (tao.ID):
+# the script draws n over all of them and maps it to its shard and index.
+objread_script() {
+	local url=$1
+	psql -X -A -t -F ' ' "$url" -c 'SELECT id >> 57, count(*), max(id & ((1::bigint << 57) - 1)) FROM objects GROUP BY 1 ORDER BY 1' \
+		>"$WORK/shards" || die "cannot count the objects per shard"
+	awk '$3 != $2 - 1 { bad = 1 } END { exit bad }' "$WORK/shards" ||
+		die "objects are not a fresh load's (indexes 0 to count-1 per shard): $(head -3 "$WORK/shards")"
+	awk '{ shard[NR] = $1; cum[NR] = (NR > 1 ? cum[NR - 1] : 0) + $2 }
+	END {
+		s = "case"; o = "case"
+		for (i = 1; i < NR; i++) {
+			s = s " when :n < " cum[i] " then " shard[i]
+			o = o " when :n < " cum[i] " then " (i > 1 ? cum[i - 1] : 0)
+		}
+		s = s " else " shard[NR] " end"; o = o " else " (NR > 1 ? cum[NR - 1] : 0) " end"
+		print "\\set n random(0, " cum[NR] - 1 ")"
+		print "\\set s " s
+		print "\\set id (:s << 57) | (:n - (" o "))"
+		print "SELECT version, timestamp, value FROM objects WHERE id = :id;"
+	}' "$WORK/shards" >"$WORK/objread.sql"
+}
+
+# same_pgbench url: runs pgbench on $WORK/objread.sql and prints its CPU per
+# request, "total user system" in us.
+same_pgbench() {
+	local n
+	/usr/bin/time -v -o "$WORK/stime" pgbench -n -f "$WORK/objread.sql" -M prepared -c "$THREADS" -j 1 -T "${DURATION%s}" "$1" \
+		>"$WORK/same.out" 2>&1 || die "pgbench -f objread.sql failed: $(tail -3 "$WORK/same.out")"
+	n=$(awk '/number of transactions actually processed/ {split($NF, a, "/"); print a[1]}' "$WORK/same.out")
+	[[ -n "$n" && "$n" -gt 0 ]] || die "no request count from pgbench -f objread.sql: $(tail -3 "$WORK/same.out")"
+	grep -q 'number of failed transactions: 0 ' "$WORK/same.out" || ! grep -q 'number of failed transactions' "$WORK/same.out" ||
+		die "pgbench -f objread.sql had failed transactions: $(grep failed "$WORK/same.out")"
+	cpu_per "$WORK/stime" "$n"
+}
+
 # ratios "a au as" "c cu cs": prints a/c for the total, user and system.
 ratios() {
 	read -r a au as <<<"$1"
@@ -173,11 +220,12 @@ med() {
 # bench name url: loads and measures one server.
 bench() {
 	local name=$1 url=$2 r ops
-	local -a TBV CMP FLOOR RAW LOOP NAT RAT NRAT
+	local -a TBV CMP FLOOR RAW LOOP NAT RAT NRAT SAMET SAMEP SRAT
 	"$TB" load --db "$url" --workload o --edges "$EDGES" >/dev/null 2>"$WORK/load.err" ||
 		die "taobench load into $name failed: $(tail -3 "$WORK/load.err")"
 	echo "$name: loaded $EDGES edges ($(sed -n 's/^loaded \([0-9]*\) rows.*/\1 rows/p' "$WORK/load.err"))"
 	if [[ $url == postgres* ]]; then
+		objread_script "$url"
 		pgbench -i -q -s 10 "$url" >"$WORK/pgbench-init.out" 2>&1 || die "pgbench -i failed: $(tail -3 "$WORK/pgbench-init.out")"
 	fi
 	for r in $(seq "$ROUNDS"); do
@@ -206,6 +254,15 @@ bench() {
 		NRAT+=("$(ratios "$a $au $as" "$c $cu $cs")")
 		read -r x xu xs <<<"${NRAT[-1]}"
 		echo "    $NATIVE_NAME $(show "$c" "$cu" "$cs"); taobench/$NATIVE_NAME $x (user $xu, system $xs)"
+		if [[ $url == postgres* ]]; then
+			read -r o ou os ops < <(run_one "$TB" "$url" "$ROOT/bench/objread.workload")
+			SAMET+=("$o $ou $os")
+			read -r p pu ps < <(same_pgbench "$url")
+			SAMEP+=("$p $pu $ps")
+			SRAT+=("$(ratios "$o $ou $os" "$p $pu $ps")")
+			read -r x xu xs <<<"${SRAT[-1]}"
+			echo "    same request (object read): taobench $(show "$o" "$ou" "$os"), pgbench $(show "$p" "$pu" "$ps"); taobench/pgbench $x (user $xu, system $xs)"
+		fi
 	done
 	echo "$name, medians of $ROUNDS rounds (us per request: total (user + system)):"
 	echo "  taobench  $(show $(med TBV))"
@@ -216,6 +273,9 @@ bench() {
 		echo "  loop      $(show $(med LOOP))"
 	fi
 	echo "  $NATIVE_NAME $(show $(med NAT)); taobench/$NATIVE_NAME $(med NRAT | awk '{print $1 " (user " $2 ", system " $3 ")"}')"
+	if [[ $url == postgres* ]]; then
+		echo "  same request (object read): taobench $(show $(med SAMET)), pgbench $(show $(med SAMEP)); taobench/pgbench $(med SRAT | awk '{print $1 " (user " $2 ", system " $3 ")"}')"
+	fi
 	echo
 }
 
