@@ -30,9 +30,11 @@
 # request: taobench with bench/objread.workload (object reads only, keys
 # uniform over the loaded objects) against pgbench -M prepared running
 # taobench's own statement on the same objects (a script drawing the ids
-# uniformly, written from the load's per-shard object counts). Workload o's
-# requests cost the server, and with it the client's kernel, more than
-# pgbench -S's; this pair shows what the client adds on a request both make.
+# uniformly, written from the load's per-shard object counts), and beside
+# them bench/rtt --raw making the same request by hand (the loaded objects'
+# ids, shuffled). Workload o's requests cost the server, and with it the
+# client's kernel, more than pgbench -S's; these show what each client adds
+# on a request all three make.
 # With COMPARE=/path/to/another/taobench each round also runs that binary
 # (interleaved, so both see the same machine), for before/after figures.
 #
@@ -182,7 +184,11 @@ objread_script() {
 		print "\\set id (:s << 57) | (:n - (" o "))"
 		print "SELECT version, timestamp, value FROM objects WHERE id = :id;"
 	}' "$WORK/shards" >"$WORK/objread.sql"
+	psql -X -A -t "$url" -c 'SELECT id FROM objects ORDER BY random()' >"$WORK/objids" || die "cannot list the objects"
 }
+
+# OBJREAD is taobench's object read on PostgreSQL (store/sqlstore/dialect.go).
+OBJREAD='SELECT version, timestamp, value FROM objects WHERE id = $1'
 
 # same_pgbench url: runs pgbench on $WORK/objread.sql and prints its CPU per
 # request, "total user system" in us.
@@ -220,7 +226,7 @@ med() {
 # bench name url: loads and measures one server.
 bench() {
 	local name=$1 url=$2 r ops
-	local -a TBV CMP FLOOR RAW LOOP NAT RAT NRAT SAMET SAMEP SRAT
+	local -a TBV CMP FLOOR RAW LOOP NAT RAT NRAT SAMET SAMER SAMEP SRAT
 	"$TB" load --db "$url" --workload o --edges "$EDGES" >/dev/null 2>"$WORK/load.err" ||
 		die "taobench load into $name failed: $(tail -3 "$WORK/load.err")"
 	echo "$name: loaded $EDGES edges ($(sed -n 's/^loaded \([0-9]*\) rows.*/\1 rows/p' "$WORK/load.err"))"
@@ -257,11 +263,13 @@ bench() {
 		if [[ $url == postgres* ]]; then
 			read -r o ou os ops < <(run_one "$TB" "$url" "$ROOT/bench/objread.workload")
 			SAMET+=("$o $ou $os")
+			read -r h hu hs < <(rtt "$url" --raw --query "$OBJREAD" --keys "$WORK/objids")
+			SAMER+=("$h $hu $hs")
 			read -r p pu ps < <(same_pgbench "$url")
 			SAMEP+=("$p $pu $ps")
 			SRAT+=("$(ratios "$o $ou $os" "$p $pu $ps")")
 			read -r x xu xs <<<"${SRAT[-1]}"
-			echo "    same request (object read): taobench $(show "$o" "$ou" "$os"), pgbench $(show "$p" "$pu" "$ps"); taobench/pgbench $x (user $xu, system $xs)"
+			echo "    same request (object read): taobench $(show "$o" "$ou" "$os"), raw (Go, by hand) $(show "$h" "$hu" "$hs"), pgbench $(show "$p" "$pu" "$ps"); taobench/pgbench $x (user $xu, system $xs)"
 		fi
 	done
 	echo "$name, medians of $ROUNDS rounds (us per request: total (user + system)):"
@@ -274,7 +282,7 @@ bench() {
 	fi
 	echo "  $NATIVE_NAME $(show $(med NAT)); taobench/$NATIVE_NAME $(med NRAT | awk '{print $1 " (user " $2 ", system " $3 ")"}')"
 	if [[ $url == postgres* ]]; then
-		echo "  same request (object read): taobench $(show $(med SAMET)), pgbench $(show $(med SAMEP)); taobench/pgbench $(med SRAT | awk '{print $1 " (user " $2 ", system " $3 ")"}')"
+		echo "  same request (object read): taobench $(show $(med SAMET)), raw (Go, by hand) $(show $(med SAMER)), pgbench $(show $(med SAMEP)); taobench/pgbench $(med SRAT | awk '{print $1 " (user " $2 ", system " $3 ")"}')"
 	fi
 	echo
 }
