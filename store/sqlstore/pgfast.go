@@ -50,19 +50,18 @@ type pgFastConn struct {
 	msg    []byte                                // the request's messages, built in place
 	one    oneRead                               // the single read in progress
 
-	// On a plain socket (not TLS) the request is written from within a
-	// raw read (roundTrip): raw is the socket, send the callback
-	// (exchange, a method value made once), sent how much of msg is
-	// written, werr the write's error.
-	raw  syscall.RawConn
-	send func(fd uintptr) bool
-	sent int
-	werr error
-
-	// On a plain socket the answer is read within the same raw read
-	// (exchange) into in, up to its ReadyForQuery; rerr is the read's
-	// error, scan where the next message not yet looked at starts, vals
-	// a row's columns.
+	// On a plain socket (not TLS) the request is written in a raw write of
+	// the socket and the answer read in a raw read (roundTrip): raw is the
+	// socket, writer and reader the callbacks (writeRequest and
+	// readAnswer, method values made once), sent how much of msg is
+	// written, werr the write's error. The answer is read into in, up to
+	// its ReadyForQuery; rerr is the read's error, scan where the next
+	// message not yet looked at starts, vals a row's columns.
+	raw    syscall.RawConn
+	writer func(fd uintptr) bool
+	reader func(fd uintptr) bool
+	sent   int
+	werr   error
 	in   []byte
 	rerr error
 	scan int
@@ -73,7 +72,7 @@ type pgFastConn struct {
 func (f *pgFastConn) init(c net.Conn) {
 	if sc, ok := c.(syscall.Conn); ok {
 		if raw, err := sc.SyscallConn(); err == nil {
-			f.raw, f.send = raw, f.exchange
+			f.raw, f.writer, f.reader = raw, f.writeRequest, f.readAnswer
 		}
 	}
 }
@@ -230,8 +229,8 @@ func binaryCols(fd []pgconn.FieldDescription) []pgconn.FieldDescription {
 // while the server blocks writing to us, which cannot happen when every
 // answer is read before the next request), a context watch per query (the
 // watched path has its own, pgwatch.go) and the general message encoder.
-// On a plain socket (raw) the request is written and the answer read
-// within one raw read (exchange) and parsed here (answer); over TLS
+// On a plain socket (raw) the request is written in a raw write and the
+// answer read in a raw read (roundTrip) and parsed here (answer); over TLS
 // the answer is read through pgconn's ReceiveMessage. Any failure but the
 // server's error response leaves the connection mid-answer, so it is
 // closed, as pgconn closes it.
@@ -283,21 +282,19 @@ func fastExec(q *quietCtx, pc *pgconn.PgConn, raw syscall.RawConn, f *pgFastConn
 // read of thousands of rows could otherwise pin a megabyte each).
 const keptAnswer = 64 << 10
 
-// roundTrip writes f.msg and reads the answer into f.in, up to its
-// ReadyForQuery, within one raw read of the socket (exchange). A read
-// right after the request would find nothing yet (the server has not
-// answered): a system call that fails with EAGAIN before the client
-// parks, on 0.8 of the requests at o/8. Go's poller cannot be asked to
-// wait without that read, since every read first clears the socket's
-// readiness and the poller is edge-triggered (an answer that came before
-// the wait would never end it). A raw read clears the readiness once,
-// before its callback, so exchange sends the request from within it: the
-// answer, which can only come after the request, then marks the socket
-// ready after the clearing, and the wait ends on it. The raw read holds
-// the socket's read lock, so a read pgconn still has in progress in the
-// background (its guard against slow writes, which a query through pgx
-// may have started) is ended first by SyncConn, which is immediate when
-// there is none.
+// roundTrip writes f.msg in a raw write of the socket and reads the
+// answer into f.in, up to its ReadyForQuery, in a raw read. The read comes
+// right after the write, before any wait: on a cheap request the answer is
+// often there already, and a read that finds it spares the client a park
+// and the poller's wakeup, while one that finds nothing costs an EAGAIN.
+// Writing the request from within the raw read instead, which waits
+// before it reads (the previous design), cost 11% more CPU per object
+// read and 20% of the throughput at 16 clients (docs/performance.md, "The
+// answer read right after the request"). The raw read holds the socket's
+// read lock, so a read pgconn still has in progress in the background
+// (its guard against slow writes, which a query through pgx may have
+// started) is ended first by SyncConn, which is immediate when there is
+// none.
 func (f *pgFastConn) roundTrip(q *quietCtx, pc *pgconn.PgConn, raw syscall.RawConn) error {
 	if err := pc.SyncConn(q); err != nil {
 		return err
@@ -307,47 +304,42 @@ func (f *pgFastConn) roundTrip(q *quietCtx, pc *pgconn.PgConn, raw syscall.RawCo
 		in = nil // a large answer's buffer is not kept for every request after it
 	}
 	f.sent, f.werr, f.rerr, f.in, f.scan = 0, nil, nil, in, 0
-	if err := raw.Read(f.send); err != nil {
+	if err := raw.Write(f.writer); err != nil {
 		return err
 	}
 	if f.werr != nil {
 		return f.werr
 	}
-	if f.sent < len(f.msg) { // the socket's buffer was full: the rest waits for room
-		if _, err := pc.Conn().Write(f.msg[f.sent:]); err != nil {
-			return err
-		}
-		f.sent = len(f.msg)
-		if err := raw.Read(f.send); err != nil { // and then the answer
-			return err
-		}
+	if err := raw.Read(f.reader); err != nil {
+		return err
 	}
 	return f.rerr
 }
 
-// exchange is the raw read's callback. Its first call writes the request
-// and asks to wait; each later one, after a wait, reads what has come,
-// and ends the raw read with the answer whole, or asks to wait again when
-// the socket has nothing more (having read until EAGAIN, so that the next
-// bytes mark the socket ready anew). A write that cannot finish at once
-// ends it too, the rest left to roundTrip.
-func (f *pgFastConn) exchange(fd uintptr) bool {
-	if f.sent < len(f.msg) {
-		for f.sent < len(f.msg) {
-			n, err := syscall.Write(int(fd), f.msg[f.sent:])
-			switch {
-			case err == syscall.EINTR:
-				continue
-			case err == syscall.EAGAIN:
-				return true
-			case err != nil:
-				f.werr = err
-				return true
-			}
-			f.sent += n
+// writeRequest is the raw write's callback: it writes the rest of f.msg,
+// asking to wait for room when the socket's buffer is full.
+func (f *pgFastConn) writeRequest(fd uintptr) bool {
+	for f.sent < len(f.msg) {
+		n, err := syscall.Write(int(fd), f.msg[f.sent:])
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err == syscall.EAGAIN:
+			return false
+		case err != nil:
+			f.werr = err
+			return true
 		}
-		return false // the answer can only come after a wait
+		f.sent += n
 	}
+	return true
+}
+
+// readAnswer is the raw read's callback: it reads what has come, and ends
+// the raw read with the answer whole, or asks to wait when the socket has
+// nothing more (having read until EAGAIN, so that the next bytes mark the
+// socket ready anew: the poller is edge-triggered).
+func (f *pgFastConn) readAnswer(fd uintptr) bool {
 	for {
 		if len(f.in) == cap(f.in) {
 			f.in = slices.Grow(f.in, max(4096, len(f.in)))
