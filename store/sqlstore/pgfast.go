@@ -62,10 +62,10 @@ type pgFastConn struct {
 	reader func(fd uintptr) bool
 	sent   int
 	werr   error
-	in   []byte
-	rerr error
-	scan int
-	vals [][]byte
+	in     []byte
+	rerr   error
+	scan   int
+	vals   [][]byte
 }
 
 // init readies f for the dialled connection c.
