@@ -99,9 +99,11 @@ func (c *Counters) observe(req *tao.Request, res *tao.Result, copied bool) {
 		return
 	}
 	c.Outcomes[req.Class][res.Outcome]++
-	if copied && (req.Class == tao.ReadTxn || req.Class == tao.WriteTxn) {
+	switch {
+	case req.Class != tao.ReadTxn && req.Class != tao.WriteTxn:
+	case copied:
 		c.TxnCopies[req.Class]++
-	} else if req.Class == tao.ReadTxn || req.Class == tao.WriteTxn {
+	default:
 		c.Txns[req.Class]++
 		if spans(req.Ops) {
 			c.MultiShard[req.Class]++
