@@ -35,6 +35,15 @@
 # ids, shuffled). Workload o's requests cost the server, and with it the
 # client's kernel, more than pgbench -S's; these show what each client adds
 # on a request all three make.
+# And on PostgreSQL each round takes workload o apart: taobench on o's
+# single reads alone (object and edge point reads, o's shards and skew),
+# then on o without its writes (those reads and its read transactions),
+# each beside pgbench -S, with the requests per second and the client's CPU
+# in cores of every client: on a machine the client and the server share,
+# a closed-loop client's CPU per request is its share of the cores over the
+# throughput the server allows, so a request mix the server finds costlier
+# raises the client's CPU per request too (docs/performance.md, "Workload o
+# taken apart").
 # With COMPARE=/path/to/another/taobench each round also runs that binary
 # (interleaved, so both see the same machine), for before/after figures.
 #
@@ -157,8 +166,27 @@ native() {
 		n=$SLAP_QUERIES
 	fi
 	[[ -n "$n" && "$n" -gt 0 ]] || die "no request count from the native client: $(tail -3 "$WORK/native.out")"
-	cpu_per "$WORK/ntime" "$n"
+	echo "$(cpu_per "$WORK/ntime" "$n") $n"
 }
+
+# o_parts: writes workload o with its writes left out ($WORK/onowrite.workload:
+# its single reads and read transactions) and with its single reads alone
+# ($WORK/oreads.workload), everything else (shards, skew, read types) o's.
+o_parts() {
+	local o=$ROOT/workload/builtin/o.workload
+	grep -q '^operations read:[0-9]* write:[0-9]* read_txn:[0-9]* write_txn:[0-9]*$' "$o" ||
+		die "$o: its operations line is not the one o_parts rewrites; update bench/cpu.sh"
+	sed -e 's/^name o$/name onowrite/' -e 's/^operations read:\([0-9]*\) write:[0-9]* read_txn:\([0-9]*\) write_txn:[0-9]*$/operations read:\1 read_txn:\2/' \
+		"$o" >"$WORK/onowrite.workload"
+	sed -e 's/^name o$/name oreads/' -e 's/^operations .*/operations read:1/' "$o" >"$WORK/oreads.workload"
+}
+
+# rate ops: requests per second over DURATION.
+rate() { calc %.0f "$1 / ${DURATION%s}"; }
+
+# cores us ops: the client's CPU in cores (seconds per second) for ops
+# requests at us per request over DURATION.
+cores() { calc %.2f "$1 * $2 / 1e6 / ${DURATION%s}"; }
 
 # objread_script url: writes $WORK/objread.sql, a pgbench script making
 # taobench's object read (its statement, prepared by -M prepared) of an
@@ -223,20 +251,34 @@ med() {
 	echo "$(median "${t[@]}") $(median "${u[@]}") $(median "${s[@]}")"
 }
 
+# med4 name: the medians of the 4-field lines in array name, comma-separated.
+med4() {
+	local -n w=$1
+	local -a f1 f2 f3 f4
+	local x a b c d
+	for x in "${w[@]}"; do
+		read -r a b c d <<<"$x"
+		f1+=("$a") f2+=("$b") f3+=("$c") f4+=("$d")
+	done
+	echo "$(median "${f1[@]}"), $(median "${f2[@]}"), $(median "${f3[@]}"), $(median "${f4[@]}")"
+}
+
 # bench name url: loads and measures one server.
 bench() {
 	local name=$1 url=$2 r ops
-	local -a TBV CMP FLOOR RAW LOOP NAT RAT NRAT SAMET SAMER SAMEP SRAT
+	local -a TBV CMP FLOOR RAW LOOP NAT RAT NRAT SAMET SAMER SAMEP SRAT PREAD PNOW PRAT ORATE NRATE
 	"$TB" load --db "$url" --workload o --edges "$EDGES" >/dev/null 2>"$WORK/load.err" ||
 		die "taobench load into $name failed: $(tail -3 "$WORK/load.err")"
 	echo "$name: loaded $EDGES edges ($(sed -n 's/^loaded \([0-9]*\) rows.*/\1 rows/p' "$WORK/load.err"))"
 	if [[ $url == postgres* ]]; then
 		objread_script "$url"
+		o_parts
 		pgbench -i -q -s 10 "$url" >"$WORK/pgbench-init.out" 2>&1 || die "pgbench -i failed: $(tail -3 "$WORK/pgbench-init.out")"
 	fi
 	for r in $(seq "$ROUNDS"); do
 		read -r a au as ops < <(run_one "$TB" "$url")
 		TBV+=("$a $au $as")
+		local tops=$ops
 		echo "  round $r: taobench $(show "$a" "$au" "$as") per request ($ops requests)"
 		if [[ -n "$COMPARE" ]]; then
 			read -r b bu bs ops < <(run_one "$COMPARE" "$url")
@@ -255,7 +297,7 @@ bench() {
 			line+="; raw (Go, by hand) $(show "$w" "$wu" "$ws"); loop (Go, epoll) $(show "$l" "$lu" "$ls")"
 		fi
 		echo "$line"
-		read -r c cu cs < <(native "$url")
+		read -r c cu cs cn < <(native "$url")
 		NAT+=("$c $cu $cs")
 		NRAT+=("$(ratios "$a $au $as" "$c $cu $cs")")
 		read -r x xu xs <<<"${NRAT[-1]}"
@@ -270,6 +312,23 @@ bench() {
 			SRAT+=("$(ratios "$o $ou $os" "$p $pu $ps")")
 			read -r x xu xs <<<"${SRAT[-1]}"
 			echo "    same request (object read): taobench $(show "$o" "$ou" "$os"), raw (Go, by hand) $(show "$h" "$hu" "$hs"), pgbench $(show "$p" "$pu" "$ps"); taobench/pgbench $x (user $xu, system $xs)"
+			# o taken apart: its single reads alone, then with its read
+			# transactions, then o; each beside pgbench -S, with the
+			# requests per second and the client's CPU in cores, as a
+			# client's CPU per request on a saturated machine is its CPU
+			# share over the throughput the server allows.
+			read -r q qu qs qops < <(run_one "$TB" "$url" "$WORK/oreads.workload")
+			PREAD+=("$q $qu $qs")
+			read -r v vu vs vops < <(run_one "$TB" "$url" "$WORK/onowrite.workload")
+			PNOW+=("$v $vu $vs")
+			PRAT+=("$(calc %.2f "$q / $c") $(calc %.2f "$v / $c") $(calc %.2f "$a / $c")")
+			ORATE+=("$(rate "$qops") $(rate "$vops") $(rate "$tops") $(rate "$cn")")
+			NRATE+=("$(cores "$q" "$qops") $(cores "$v" "$vops") $(cores "$a" "$tops") $(cores "$c" "$cn")")
+			read -r x1 x2 x3 <<<"${PRAT[-1]}"
+			echo "    o taken apart, against pgbench -S: single reads alone $(show "$q" "$qu" "$qs") $x1; with read transactions (no writes) $(show "$v" "$vu" "$vs") $x2; o $x3"
+			read -r r1 r2 r3 r4 <<<"${ORATE[-1]}"
+			read -r k1 k2 k3 k4 <<<"${NRATE[-1]}"
+			echo "      requests/s and client CPU in cores: single reads $r1, $k1; no writes $r2, $k2; o $r3, $k3; pgbench -S $r4, $k4"
 		fi
 	done
 	echo "$name, medians of $ROUNDS rounds (us per request: total (user + system)):"
@@ -283,6 +342,8 @@ bench() {
 	echo "  $NATIVE_NAME $(show $(med NAT)); taobench/$NATIVE_NAME $(med NRAT | awk '{print $1 " (user " $2 ", system " $3 ")"}')"
 	if [[ $url == postgres* ]]; then
 		echo "  same request (object read): taobench $(show $(med SAMET)), raw (Go, by hand) $(show $(med SAMER)), pgbench $(show $(med SAMEP)); taobench/pgbench $(med SRAT | awk '{print $1 " (user " $2 ", system " $3 ")"}')"
+		echo "  o taken apart, against pgbench -S: single reads alone $(show $(med PREAD)); with read transactions (no writes) $(show $(med PNOW)); ratios $(med PRAT | awk '{print $1 ", " $2 ", o " $3}')"
+		echo "    requests/s (single reads, no writes, o, pgbench -S): $(med4 ORATE); client CPU in cores: $(med4 NRATE)"
 	fi
 	echo
 }
