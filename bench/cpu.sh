@@ -238,34 +238,28 @@ ratios() {
 	echo "$(calc %.2f "$a / $c") $(calc %.2f "$au / $cu") $(calc %.2f "$as / $cs")"
 }
 
-# med name: the medians of the "total user system" triples in array name,
-# as "total user system".
+# med name: the medians, field by field, of the lines of space-separated
+# figures in array name (each line as many), space-separated: "total user
+# system" for the CPU triples.
 med() {
 	local -n v=$1
-	local -a t u s
-	local x
-	for x in "${v[@]}"; do
-		read -r a b c <<<"$x"
-		t+=("$a") u+=("$b") s+=("$c")
+	local -a f col
+	local x i out=
+	read -ra f <<<"${v[0]}"
+	for i in "${!f[@]}"; do
+		col=()
+		for x in "${v[@]}"; do
+			read -ra f <<<"$x"
+			col+=("${f[i]}")
+		done
+		out+="${out:+ }$(median "${col[@]}")"
 	done
-	echo "$(median "${t[@]}") $(median "${u[@]}") $(median "${s[@]}")"
-}
-
-# med4 name: the medians of the 4-field lines in array name, comma-separated.
-med4() {
-	local -n w=$1
-	local -a f1 f2 f3 f4
-	local x a b c d
-	for x in "${w[@]}"; do
-		read -r a b c d <<<"$x"
-		f1+=("$a") f2+=("$b") f3+=("$c") f4+=("$d")
-	done
-	echo "$(median "${f1[@]}"), $(median "${f2[@]}"), $(median "${f3[@]}"), $(median "${f4[@]}")"
+	echo "$out"
 }
 
 # bench name url: loads and measures one server.
 bench() {
-	local name=$1 url=$2 r ops
+	local name=$1 url=$2 r ops tops
 	local -a TBV CMP FLOOR RAW LOOP NAT RAT NRAT SAMET SAMER SAMEP SRAT PREAD PNOW PRAT ORATE NRATE
 	"$TB" load --db "$url" --workload o --edges "$EDGES" >/dev/null 2>"$WORK/load.err" ||
 		die "taobench load into $name failed: $(tail -3 "$WORK/load.err")"
@@ -278,7 +272,7 @@ bench() {
 	for r in $(seq "$ROUNDS"); do
 		read -r a au as ops < <(run_one "$TB" "$url")
 		TBV+=("$a $au $as")
-		local tops=$ops
+		tops=$ops
 		echo "  round $r: taobench $(show "$a" "$au" "$as") per request ($ops requests)"
 		if [[ -n "$COMPARE" ]]; then
 			read -r b bu bs ops < <(run_one "$COMPARE" "$url")
@@ -343,7 +337,7 @@ bench() {
 	if [[ $url == postgres* ]]; then
 		echo "  same request (object read): taobench $(show $(med SAMET)), raw (Go, by hand) $(show $(med SAMER)), pgbench $(show $(med SAMEP)); taobench/pgbench $(med SRAT | awk '{print $1 " (user " $2 ", system " $3 ")"}')"
 		echo "  o taken apart, against pgbench -S: single reads alone $(show $(med PREAD)); with read transactions (no writes) $(show $(med PNOW)); ratios $(med PRAT | awk '{print $1 ", " $2 ", o " $3}')"
-		echo "    requests/s (single reads, no writes, o, pgbench -S): $(med4 ORATE); client CPU in cores: $(med4 NRATE)"
+		echo "    requests/s (single reads, no writes, o, pgbench -S): $(med ORATE | sed 's/ /, /g'); client CPU in cores: $(med NRATE | sed 's/ /, /g')"
 	fi
 	echo
 }

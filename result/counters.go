@@ -101,6 +101,7 @@ func (c *Counters) observe(req *tao.Request, res *tao.Result, copied bool) {
 	c.Outcomes[req.Class][res.Outcome]++
 	switch {
 	case req.Class != tao.ReadTxn && req.Class != tao.WriteTxn:
+		// Not a transaction: no transaction counts.
 	case copied:
 		c.TxnCopies[req.Class]++
 	default:
