@@ -129,17 +129,31 @@ func cluster(t testing.TB, name string, offsets []int) ([]string, string) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	data := filepath.Join(dir, "c")
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	// The ports were free when freeBase looked; another test's servers,
+	// started in between, may have taken one: then start again on others.
+	var data string
 	var out, errOut bytes.Buffer
-	cmd := exec.Command(script, "start", data, fmt.Sprint(freeBase(t, offsets)))
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	t.Cleanup(func() {
-		if err := exec.Command(script, "stop", data).Run(); err != nil {
-			t.Errorf("%s stop: %v", script, err)
+	for attempt := 1; ; attempt++ {
+		d := filepath.Join(dir, fmt.Sprint("c", attempt))
+		out.Reset()
+		errOut.Reset()
+		cmd := exec.Command(script, "start", d, fmt.Sprint(freeBase(t, offsets)))
+		cmd.Stdout, cmd.Stderr = &out, &errOut
+		t.Cleanup(func() {
+			if err := exec.Command(script, "stop", d).Run(); err != nil {
+				t.Errorf("%s stop: %v", script, err)
+			}
+		})
+		err := cmd.Run()
+		if err == nil {
+			data = d
+			break
 		}
-		os.RemoveAll(dir)
-	})
-	if err := cmd.Run(); err != nil {
+		if attempt < 3 && strings.Contains(errOut.String(), "Address already in use") {
+			t.Logf("%s start: a port was taken; starting on others", script)
+			continue
+		}
 		t.Fatalf("%s start: %v\n%s", script, err, errOut.String())
 	}
 	urls := strings.Fields(out.String())
