@@ -243,10 +243,10 @@ ratios() {
 # system" for the CPU triples.
 med() {
 	local -n v=$1
-	local -a f col
+	local -a first f col
 	local x i out=
-	read -ra f <<<"${v[0]}"
-	for i in "${!f[@]}"; do
+	read -ra first <<<"${v[0]}"
+	for i in "${!first[@]}"; do
 		col=()
 		for x in "${v[@]}"; do
 			read -ra f <<<"$x"
