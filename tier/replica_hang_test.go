@@ -66,7 +66,7 @@ func TestHungReplicaReadGoesToPrimary(t *testing.T) {
 			if len(x.Replicas) != 1 || x.Replicas[0].Errors != 1 || x.Replicas[0].Name != "the hung one" || x.Tiers[tao.TierDB].Served != 1 {
 				t.Errorf("consistency %+v, replicas %+v: want the hung replica's 1 error and the primary's 1 read", x.Tiers, x.Replicas)
 			}
-			if _, ok := said.find("the hung one", "stopped answering"); !ok {
+			if _, ok := said.find("the hung one", "stopped answering (no answer to a read within"); !ok {
 				t.Errorf("nothing said of the hung replica; said:\n%s", &said)
 			}
 		})

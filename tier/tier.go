@@ -698,13 +698,18 @@ func (s *Store) dbRead(ctx context.Context, req *tao.Request, res *tao.Result, t
 		if rep == nil {
 			return try(ctx, st)
 		}
-		rctx, cancel := s.replicaCtx(ctx)
+		rctx, cancel, bound := s.replicaCtx(ctx)
 		ok := try(rctx, st)
+		cut := rctx.Err() != nil
 		cancel()
 		if ok || (res.Outcome != tao.Error && res.Outcome != tao.Timeout) || ctx.Err() != nil {
 			return ok // answered, a conflict, or the request's own end
 		}
-		s.fail(rep, res.Err)
+		why := res.Err
+		if cut {
+			why = fmt.Errorf("no answer to a read within %v", bound.Round(time.Millisecond))
+		}
+		s.fail(rep, why)
 		tr.repFailed[k] = rep
 		if s.db == nil && (k == len(tr.repFailed)-1 || s.allOut()) {
 			return false
@@ -730,12 +735,13 @@ func (s *Store) allOut() bool {
 // replicaCtx bounds a read on a replica: by the replica timeout, and
 // when the request has a deadline by half the time left before it, so a
 // replica that hangs leaves the primary time to answer.
-func (s *Store) replicaCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+func (s *Store) replicaCtx(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
 	d := s.repTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		d = min(d, time.Until(dl)/2)
 	}
-	return context.WithTimeout(ctx, d)
+	c, cancel := context.WithTimeout(ctx, d)
+	return c, cancel, d
 }
 
 // record counts a read that began at begin and took took, when it began
