@@ -397,7 +397,7 @@ type trace struct {
 	failed        [tao.NumTiers]bool
 	answered      bool     // a tier answered (not an error or timeout)
 	replica       *replica // the replica that served it, if one did
-	// failed are the replicas that failed it (it went on elsewhere).
+	// repFailed are the replicas that failed it (it went on elsewhere).
 	repFailed [2]*replica
 }
 
