@@ -14,6 +14,9 @@ import (
 // tierRow is one read tier's line of the page's read tiers table.
 type tierRow struct {
 	Name, Drawn, Served, Share, HitRatio, Stale, StaleShare, Age, Latency, Clients string
+	// Health: the tier's errors; for a replica's row, its outages and
+	// promotion too.
+	Health string
 }
 
 // tierView returns the read tiers' table and charts of an experiment with
@@ -56,7 +59,16 @@ func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 		rows = append(rows, tierRow{Name: n.name, Drawn: fmt.Sprint(t.Drawn), Served: fmt.Sprint(t.Served),
 			Share: pct(pctOf(t.Served, all)), HitRatio: pct(100 * t.HitRatio()), Stale: fmt.Sprint(t.Stale),
 			StaleShare: pct(100 * t.StaleShare()), Age: ms(age.P50) + " / " + ms(age.P99) + " / " + ms(age.Max),
-			Latency: ms(lat.P50) + " / " + ms(lat.P99), Clients: clients})
+			Latency: ms(lat.P50) + " / " + ms(lat.P99), Clients: clients, Health: health(t.Errors, nil)})
+	}
+	// A row per replica after db_replica's, named by its redacted URL.
+	for i := range c.Replicas {
+		r := &c.Replicas[i]
+		age, lat := statsOf(r.Age), statsOf(r.Latency)
+		rows = append(rows, tierRow{Name: "replica " + r.Name, Drawn: "–", Served: fmt.Sprint(r.Served),
+			Share: pct(pctOf(r.Served, all)), HitRatio: pct(100 * r.HitRatio()), Stale: fmt.Sprint(r.Stale),
+			StaleShare: pct(100 * r.StaleShare()), Age: ms(age.P50) + " / " + ms(age.P99) + " / " + ms(age.Max),
+			Latency: ms(lat.P50) + " / " + ms(lat.P99), Clients: "–", Health: health(r.Errors, r)})
 	}
 	var charts []*Chart
 	secs := 0
@@ -115,6 +127,22 @@ func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 		charts = append(charts, ch)
 	}
 	return rows, charts
+}
+
+// health says a tier's errors and, for a replica (r not nil), its
+// outages and promotion.
+func health(errors int64, r *result.ReplicaStats) string {
+	h := fmt.Sprintf("%d errors", errors)
+	if r == nil {
+		return h
+	}
+	if r.Outages > 0 {
+		h += fmt.Sprintf("; out of rotation %d time(s), %.1f s (longest %.1f s)", r.Outages, r.Outage.Seconds(), r.Longest.Seconds())
+	}
+	if r.Promoted() {
+		h += "; PROMOTED (left recovery) at " + r.PromotedAt.UTC().Format("15:04:05.000")
+	}
+	return h
 }
 
 // cdfByTier overlays the CDFs of the tiers' histograms (nil: none), the

@@ -133,3 +133,35 @@ func TestReplicaTierOnPage(t *testing.T) {
 		t.Errorf("checker alone: %v, %v; want no tier table", rows, charts)
 	}
 }
+
+// Each replica has a row of its own after db_replica's, named by its URL,
+// with its errors, outages and promotion.
+func TestReplicaRowsOnPage(t *testing.T) {
+	e := experiment(20, time.Microsecond)
+	e.Consistency = &result.Consistency{Replica: &result.TierStats{Errors: 2}, Replicas: []result.ReplicaStats{
+		{Name: "postgres://postgres@127.0.0.1:5433/taobench", PromotedAt: time.Date(2026, 11, 29, 1, 25, 41, 0, time.UTC)},
+		{Name: "postgres://postgres@127.0.0.1:5434/taobench", TierStats: result.TierStats{Errors: 2}, Outages: 1, Outage: 2600 * time.Millisecond, Longest: 2600 * time.Millisecond},
+	}}
+	staleReads(e.Consistency.Replica, 10, 3)
+	staleReads(&e.Consistency.Replicas[1].TierStats, 10, 3)
+	for i := range e.Consistency.Tiers {
+		e.Consistency.Tiers[i].Latency, e.Consistency.Tiers[i].Age = &metrics.Series{}, &metrics.Series{}
+	}
+	f, err := Parse("a.json", encode(t, nil, e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, []*File{f}, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{
+		"<td>replica postgres://postgres@127.0.0.1:5433/taobench</td>", "PROMOTED (left recovery) at 01:25:41.000",
+		"<td>replica postgres://postgres@127.0.0.1:5434/taobench</td>", "2 errors; out of rotation 1 time(s), 2.6 s (longest 2.6 s)",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page has no %q", want)
+		}
+	}
+}

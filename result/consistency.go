@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/taobench/taobench/metrics"
@@ -18,6 +19,10 @@ type Consistency struct {
 	// "db_replica"), nil for a run without replicas. The db tier then
 	// counts the reads the primary served.
 	Replica *TierStats
+	// Replicas are Replica by replica, in --replica order (JSON:
+	// db_replica's "replicas"); nil without replicas. Replica's counts
+	// are their sums.
+	Replicas []ReplicaStats
 	// Prefill is what the tao tier was filled with from the database in
 	// the warmup (--cache ...?prefill=1), nil without prefill.
 	Prefill *Prefill
@@ -40,6 +45,48 @@ type Prefill struct {
 	Objects, Edges, Lists, Complete, Errors int64
 	Done                                    bool
 	Took                                    time.Duration
+}
+
+// ReplicaStats are one read replica's reads and health over an
+// experiment (docs/tiers.md, "Replicas that fail or are promoted").
+type ReplicaStats struct {
+	// Name is the replica's URL, redacted (no password).
+	Name string
+	// TierStats are its reads: Lookups the reads sent to it, Hits and
+	// Served those it answered, Errors those that failed there (each
+	// then went to the primary), Stale and Age as for any tier.
+	TierStats
+	// Lag is the replication lag each heartbeat poll found (a lower
+	// bound: how long before the poll began the first write it had not
+	// replayed had committed; 0 when it had replayed all but the last
+	// heartbeat); empty without a primary.
+	Lag *metrics.Series
+	// Outages counts the times it was taken out of rotation for failing
+	// in the measured window; Outage how long it was out in all, Longest
+	// its longest stretch.
+	Outages         int64
+	Outage, Longest time.Duration
+	// PromotedAt is when it was seen to have left recovery (a standby
+	// promoted, a replica's read_only off): it was taken out of rotation
+	// for good. Zero: it was not.
+	PromotedAt time.Time
+}
+
+// Promoted reports whether the replica was seen to leave recovery.
+func (r *ReplicaStats) Promoted() bool { return !r.PromotedAt.IsZero() }
+
+func (r *ReplicaStats) merge(o *ReplicaStats) {
+	r.TierStats.merge(&o.TierStats)
+	if r.Lag == nil {
+		r.Lag = &metrics.Series{}
+	}
+	r.Lag.Merge(o.Lag)
+	// Each driver watched the same replica: its outage is the longest
+	// any saw, not their sum.
+	r.Outages, r.Outage, r.Longest = max(r.Outages, o.Outages), max(r.Outage, o.Outage), max(r.Longest, o.Longest)
+	if o.Promoted() && (!r.Promoted() || o.PromotedAt.Before(r.PromotedAt)) {
+		r.PromotedAt = o.PromotedAt
+	}
 }
 
 // ReplicaTier is the name of Consistency.Replica among the tiers.
@@ -124,6 +171,15 @@ func (c *Consistency) Merge(o *Consistency) {
 			c.Replica = &TierStats{}
 		}
 		c.Replica.merge(o.Replica)
+	}
+	for i := range o.Replicas {
+		q := &o.Replicas[i]
+		j := slices.IndexFunc(c.Replicas, func(r ReplicaStats) bool { return r.Name == q.Name })
+		if j < 0 {
+			c.Replicas = append(c.Replicas, ReplicaStats{Name: q.Name})
+			j = len(c.Replicas) - 1
+		}
+		c.Replicas[j].merge(q)
 	}
 }
 
@@ -210,6 +266,23 @@ type jsonTier struct {
 	AgeHistogram     metrics.SeriesData `json:"stale_age_histogram"`
 	// PerSecond: absent in files written before taobench recorded it.
 	PerSecond []jsonStaleSecond `json:"per_second"`
+	// Replicas: db_replica's rows, one per replica; absent elsewhere and
+	// in files written before taobench recorded them.
+	Replicas []jsonReplica `json:"replicas,omitempty"`
+}
+
+// jsonReplica is one replica's row: its URL (redacted), the tier's
+// fields, and its health.
+type jsonReplica struct {
+	URL string `json:"url"`
+	jsonTier
+	LagUS          jsonLatency        `json:"lag_us"`
+	LagHistogram   metrics.SeriesData `json:"lag_histogram"`
+	Outages        int64              `json:"outages"`
+	OutageSeconds  float64            `json:"outage_seconds"`
+	LongestSeconds float64            `json:"longest_outage_seconds"`
+	Promoted       bool               `json:"promoted"`
+	PromotedAt     *time.Time         `json:"promoted_at,omitempty"`
 }
 
 type jsonStaleSecond struct {
@@ -239,6 +312,13 @@ func consistencyJSON(c *Consistency) (jsonConsistencyExperiment, error) {
 		if err != nil {
 			return jsonConsistencyExperiment{}, err
 		}
+		for i := range c.Replicas {
+			r, err := c.Replicas[i].json()
+			if err != nil {
+				return jsonConsistencyExperiment{}, err
+			}
+			j.Replicas = append(j.Replicas, r)
+		}
 		x.Tiers[ReplicaTier] = j
 	}
 	return jsonConsistencyExperiment{Consistency: x}, nil
@@ -262,6 +342,25 @@ func (t *TierStats) json(name string) (jsonTier, error) {
 	}
 	for _, s := range t.Seconds {
 		j.PerSecond = append(j.PerSecond, jsonStaleSecond{s.Served, s.Stale, s.MaxAge.Microseconds()})
+	}
+	return j, nil
+}
+
+func (r *ReplicaStats) json() (jsonReplica, error) {
+	t, err := r.TierStats.json(ReplicaTier + " " + r.Name)
+	if err != nil {
+		return jsonReplica{}, err
+	}
+	lag := orEmpty(r.Lag)
+	ld, err := lag.Data("consistency " + ReplicaTier + " " + r.Name + " lag")
+	if err != nil {
+		return jsonReplica{}, err
+	}
+	j := jsonReplica{URL: r.Name, jsonTier: t, LagUS: jsonLatency(lag.Stats()), LagHistogram: ld,
+		Outages: r.Outages, OutageSeconds: r.Outage.Seconds(), LongestSeconds: r.Longest.Seconds(), Promoted: r.Promoted()}
+	if j.Promoted {
+		at := r.PromotedAt.UTC()
+		j.PromotedAt = &at
 	}
 	return j, nil
 }
@@ -299,6 +398,13 @@ func consistencyFromJSON(x jsonConsistencyExperiment, e *Experiment) error {
 			return err
 		}
 		c.Replica = &s
+		for _, r := range t.Replicas {
+			s, err := r.stats()
+			if err != nil {
+				return err
+			}
+			c.Replicas = append(c.Replicas, s)
+		}
 	}
 	if p := x.Consistency.Prefill; p != nil {
 		if p.Objects < 0 || p.Edges < 0 || p.Lists < 0 || p.Complete > p.Lists || p.Errors < 0 || p.Seconds < 0 {
@@ -309,6 +415,28 @@ func consistencyFromJSON(x jsonConsistencyExperiment, e *Experiment) error {
 	}
 	e.Consistency = c
 	return nil
+}
+
+func (r jsonReplica) stats() (ReplicaStats, error) {
+	name := ReplicaTier + " " + r.URL
+	t, err := r.jsonTier.stats(name)
+	if err != nil {
+		return ReplicaStats{}, err
+	}
+	lag, err := metrics.SeriesFromData("consistency "+name+" lag", r.LagHistogram)
+	if err != nil {
+		return ReplicaStats{}, err
+	}
+	if r.Outages < 0 || r.OutageSeconds < 0 || r.LongestSeconds < 0 || r.LongestSeconds > r.OutageSeconds || r.Promoted != (r.PromotedAt != nil) {
+		return ReplicaStats{}, fmt.Errorf("consistency %s: outages %d, %g s, longest %g s, promoted %v at %v do not hang together",
+			name, r.Outages, r.OutageSeconds, r.LongestSeconds, r.Promoted, r.PromotedAt)
+	}
+	s := ReplicaStats{Name: r.URL, TierStats: t, Lag: lag, Outages: r.Outages,
+		Outage: time.Duration(r.OutageSeconds * float64(time.Second)), Longest: time.Duration(r.LongestSeconds * float64(time.Second))}
+	if r.PromotedAt != nil {
+		s.PromotedAt = *r.PromotedAt
+	}
+	return s, nil
 }
 
 func (t jsonTier) stats(name string) (TierStats, error) {

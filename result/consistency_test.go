@@ -137,3 +137,57 @@ func TestPrefillRoundTripAndMerge(t *testing.T) {
 		t.Error("an empty prefill was dropped from the file")
 	}
 }
+
+// The replicas' rows under db_replica go through the file (URL, counts,
+// ages, lag, outages, promotion) and merge by URL: counts add, the
+// outages are the longest a driver saw, the promotion the earliest.
+func TestReplicaRowsRoundTripAndMerge(t *testing.T) {
+	t.Parallel()
+	row := func(name string, served, stale int64, outages int64, out time.Duration, promoted time.Time) result.ReplicaStats {
+		r := result.ReplicaStats{Name: name, TierStats: tierStats(served, stale, time.Millisecond, 20*time.Millisecond),
+			Lag: &metrics.Series{}, Outages: outages, Outage: out, Longest: out, PromotedAt: promoted}
+		r.Lag.Record(15 * time.Millisecond)
+		return r
+	}
+	at := time.Date(2026, 11, 29, 1, 25, 41, 512000000, time.UTC)
+	mk := func(rows ...result.ReplicaStats) *result.Consistency {
+		c := &result.Consistency{Replicas: rows}
+		agg := result.TierStats{Latency: &metrics.Series{}, Age: &metrics.Series{}}
+		for i := range rows {
+			agg.Lookups, agg.Hits, agg.Errors = agg.Lookups+rows[i].Lookups, agg.Hits+rows[i].Hits, agg.Errors+rows[i].Errors
+			agg.Served, agg.Stale = agg.Served+rows[i].Served, agg.Stale+rows[i].Stale
+			agg.Latency.Merge(rows[i].Latency)
+			agg.Age.Merge(rows[i].Age)
+		}
+		c.Replica = &agg
+		return c
+	}
+	const s1, s2 = "postgres://postgres@127.0.0.1:5433/taobench", "postgres://postgres@127.0.0.1:5434/taobench"
+	a := mk(row(s1, 10, 2, 0, 0, time.Time{}), row(s2, 8, 0, 1, 2500*time.Millisecond, time.Time{}))
+	b := mk(row(s1, 5, 1, 0, 0, at), row(s2, 4, 0, 2, 1500*time.Millisecond, time.Time{}))
+	da, db := consistencyDoc(t, 1, a), consistencyDoc(t, 2, b)
+	got := da.Experiments[0].Consistency.Replicas
+	if len(got) != 2 || got[0].Name != s1 || got[1].Name != s2 {
+		t.Fatalf("rows read back: %+v; want %s and %s", got, s1, s2)
+	}
+	if g := got[1]; g.Served != 8 || g.Errors != 1 || g.Outages != 1 || g.Outage != 2500*time.Millisecond || g.Promoted() || g.Lag.Stats().Max != 15000 {
+		t.Errorf("row %s read back as %+v", s2, g)
+	}
+	if g := db.Experiments[0].Consistency.Replicas[0]; !g.PromotedAt.Equal(at) || g.Stale != 1 || g.Age.Count() != 1 {
+		t.Errorf("row %s read back promoted at %v, %d stale; wrote %v, 1", s1, g.PromotedAt, g.Stale, at)
+	}
+	m, err := result.Merge([]result.Named{{Name: "a.json", Doc: da}, {Name: "b.json", Doc: db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := m.Experiments[0].Consistency.Replicas
+	if len(rs) != 2 {
+		t.Fatalf("merged rows: %+v; want 2", rs)
+	}
+	if r := rs[0]; r.Name != s1 || r.Served != 15 || r.Stale != 3 || !r.PromotedAt.Equal(at) || r.Lag.Count() != 2 {
+		t.Errorf("merged %s: %+v; want 15 served, 3 stale, promoted at %v, 2 lags", s1, r, at)
+	}
+	if r := rs[1]; r.Name != s2 || r.Served != 12 || r.Errors != 2 || r.Outages != 2 || r.Longest != 2500*time.Millisecond || r.Promoted() {
+		t.Errorf("merged %s: %+v; want 12 served, 2 errors, 2 outages, longest 2.5 s, not promoted", s2, r)
+	}
+}

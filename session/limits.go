@@ -54,6 +54,24 @@ func (l Limits) Check(exps []*result.Experiment) error {
 			msgs = append(msgs, fmt.Sprintf("experiment %d had no service for %d s in a row (%d s of its %s s window in all): requests were due and the database answered none, longer than --max-stall %s; raise --max-stall to accept it",
 				i+1, longest, n, fmtSeconds(x.Measured), l.MaxStall))
 		}
+		// Each replica on its own: one that was promoted no longer
+		// replays the primary, and one out of rotation longer than the
+		// stall allowed is an outage of a server the run was asked to
+		// read, though its reads went elsewhere and none was lost.
+		if c := x.Consistency; c != nil {
+			for _, r := range c.Replicas {
+				if r.Promoted() {
+					msgs = append(msgs, fmt.Sprintf("experiment %d: replica %s left recovery at %s (promoted, or no longer read-only): it no longer replays the primary, so it was read as a replica no more (its row says promoted; its reads before count in db_replica); give --replica a standby of --db",
+						i+1, r.Name, r.PromotedAt.UTC().Format("15:04:05.000")))
+				}
+				// Whole seconds, as for the database: a replica probed every
+				// second is out a little over one for a single failure.
+				if r.Longest.Truncate(time.Second) > l.MaxStall {
+					msgs = append(msgs, fmt.Sprintf("experiment %d: replica %s stopped answering and was out of rotation for %.1f s in a row (%.1f s in all, %d time(s)), longer than --max-stall %s: %d of its reads failed and went to %s; raise --max-stall to accept it",
+						i+1, r.Name, r.Longest.Seconds(), r.Outage.Seconds(), r.Outages, l.MaxStall, r.Errors, replicaFallback(c)))
+				}
+			}
+		}
 		// Each endpoint on its own too: a node that went away while the
 		// others answered is an outage of its clients.
 		for _, ep := range x.Endpoints {
@@ -67,6 +85,14 @@ func (l Limits) Check(exps []*result.Experiment) error {
 		return nil
 	}
 	return &LimitError{msgs}
+}
+
+// replicaFallback says where a failed replica's reads went.
+func replicaFallback(c *result.Consistency) string {
+	if c.Tiers[tao.TierDB].Lookups > 0 {
+		return "the primary"
+	}
+	return "the other replicas"
 }
 
 func fmtSeconds(d time.Duration) string {

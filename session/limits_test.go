@@ -75,3 +75,33 @@ func TestLimits(t *testing.T) {
 		t.Errorf("0.06%% lost at --max-error-rate 0: %v", err)
 	}
 }
+
+// A replica promoted during a run breaks its limits (exit 3), and so does
+// one out of rotation longer than --max-stall in whole seconds; one out a
+// little over the probe period does not. Each breach names the replica.
+func TestLimitsReplicas(t *testing.T) {
+	l := Limits{MaxLostPct: 1, MaxStall: time.Second}
+	const name = "postgres://postgres@127.0.0.1:5433/taobench"
+	with := func(r result.ReplicaStats) *result.Experiment {
+		x := experimentOf(nil, nil)
+		r.Name = name
+		x.Consistency = &result.Consistency{Replica: &result.TierStats{}, Replicas: []result.ReplicaStats{r}}
+		return x
+	}
+	if err := l.Check([]*result.Experiment{with(result.ReplicaStats{Outages: 1, Outage: 1900 * time.Millisecond, Longest: 1900 * time.Millisecond})}); err != nil {
+		t.Errorf("a replica out 1.9 s with --max-stall 1s: %v; want no breach (whole seconds)", err)
+	}
+	for _, c := range []struct {
+		name string
+		r    result.ReplicaStats
+		want string
+	}{
+		{"promoted", result.ReplicaStats{PromotedAt: time.Unix(1700000000, 0)}, "left recovery"},
+		{"out 2.6 s", result.ReplicaStats{Outages: 1, Outage: 2600 * time.Millisecond, Longest: 2600 * time.Millisecond}, "out of rotation for 2.6 s"},
+	} {
+		err := l.Check([]*result.Experiment{with(c.r)})
+		if _, ok := err.(*LimitError); !ok || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("a replica %s: %v; want a LimitError naming %s and %q", c.name, err, name, c.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/taobench/taobench/graph"
@@ -93,6 +94,15 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 	if s.opts.ReadOnly {
 		primary, urls = nil, t.Replicas[1:]
 		opts.Replicas = append(opts.Replicas, s.st)
+		opts.ReplicaNames = append(opts.ReplicaNames, store.Redact(t.Replicas[0]))
+	}
+	// A replica that fails, answers again or is promoted is said at once,
+	// from the tiers' watchers: one line at a time.
+	var warnMu sync.Mutex
+	opts.Warn = func(msg string) {
+		warnMu.Lock()
+		defer warnMu.Unlock()
+		s.sink.Note(s.opts.Name + ": " + msg)
 	}
 	var opened []store.Store
 	closeReps := func() {
@@ -108,6 +118,7 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 		}
 		opened = append(opened, r)
 		opts.Replicas = append(opts.Replicas, r)
+		opts.ReplicaNames = append(opts.ReplicaNames, store.Redact(u))
 		if err := s.sameGraph(ctx, r, u); err != nil {
 			closeReps()
 			return nil, nil, err

@@ -36,6 +36,7 @@ func writeConsistency(b *strings.Builder, c *result.Consistency, sum *metrics.Su
 	}
 	if c.Replica != nil {
 		writeTier(b, result.ReplicaTier, c.Replica, served, nil)
+		writeReplicas(b, c.Replicas)
 	}
 	if p := c.Prefill; p != nil {
 		state := "done"
@@ -73,4 +74,23 @@ func orZero(s *metrics.Series) metrics.LatencyStats {
 		return metrics.LatencyStats{}
 	}
 	return s.Stats()
+}
+
+// writeReplicas writes a line per replica under db_replica: what it
+// served, its errors, stale reads, lag, outages, and its promotion in
+// capitals (docs/tiers.md, "Replicas that fail or are promoted").
+func writeReplicas(b *strings.Builder, rs []result.ReplicaStats) {
+	for i := range rs {
+		r := &rs[i]
+		age, lag := orZero(r.Age), orZero(r.Lag)
+		fmt.Fprintf(b, "    replica %s: served %d of %d reads sent, %d errors; stale %d, %.3f%%, age p50/p99/max %.3f/%.3f/%.3f; lag p50/p99/max %.3f/%.3f/%.3f",
+			r.Name, r.Served, r.Lookups, r.Errors, r.Stale, 100*r.StaleShare(), age.P50/1000, age.P99/1000, age.Max/1000, lag.P50/1000, lag.P99/1000, lag.Max/1000)
+		if r.Outages > 0 {
+			fmt.Fprintf(b, "; out of rotation %d time(s), %.1f s in all, longest %.1f s (its reads went elsewhere)", r.Outages, r.Outage.Seconds(), r.Longest.Seconds())
+		}
+		if r.Promoted() {
+			fmt.Fprintf(b, "; PROMOTED (left recovery) at %s: read as a replica no more", r.PromotedAt.UTC().Format("15:04:05.000"))
+		}
+		b.WriteString("\n")
+	}
 }

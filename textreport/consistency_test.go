@@ -3,6 +3,7 @@ package textreport
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
@@ -25,5 +26,28 @@ func TestCheckOnlyLine(t *testing.T) {
 	writeConsistency(&b, c, metrics.NewSummary())
 	if !strings.HasPrefix(b.String(), "read tiers (") || strings.Contains(b.String(), "self-check") {
 		t.Errorf("with tiers:\n%s", b.String())
+	}
+}
+
+// Under db_replica, a line per replica names it and says its errors,
+// outages and promotion.
+func TestReplicaLines(t *testing.T) {
+	c := &result.Consistency{Replica: &result.TierStats{Lookups: 12, Hits: 10, Errors: 2, Served: 10}, Replicas: []result.ReplicaStats{
+		{Name: "postgres://postgres@127.0.0.1:5433/taobench", TierStats: result.TierStats{Lookups: 5, Hits: 5, Served: 5},
+			PromotedAt: time.Date(2026, 11, 29, 1, 25, 41, 512000000, time.UTC)},
+		{Name: "postgres://postgres@127.0.0.1:5434/taobench", TierStats: result.TierStats{Lookups: 7, Hits: 5, Errors: 2, Served: 5},
+			Outages: 1, Outage: 2600 * time.Millisecond, Longest: 2600 * time.Millisecond},
+	}}
+	var b strings.Builder
+	writeConsistency(&b, c, metrics.NewSummary())
+	for _, want := range []string{
+		"    replica postgres://postgres@127.0.0.1:5433/taobench: served 5 of 5 reads sent, 0 errors;",
+		"; PROMOTED (left recovery) at 01:25:41.512: read as a replica no more\n",
+		"    replica postgres://postgres@127.0.0.1:5434/taobench: served 5 of 7 reads sent, 2 errors;",
+		"; out of rotation 1 time(s), 2.6 s in all, longest 2.6 s (its reads went elsewhere)\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
 	}
 }

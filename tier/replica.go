@@ -1,11 +1,17 @@
 package tier
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
 )
@@ -167,13 +173,133 @@ func (h *heartbeat) remove(ctx context.Context) {
 	h.primary.Exec(ctx, &req, &res)
 }
 
-// replica is one read replica and the reads it answered that wait for a
-// poll to be classed.
+// replica is one read replica, its health, and the reads it answered
+// that wait for a poll to be classed.
 type replica struct {
-	st store.Store
+	st   store.Store
+	name string // its URL, redacted: how results and messages name it
+	idx  int    // its place in Store.reps and in an experiment's rows
+	// role says whether its server is still a replica; nil: cannot tell.
+	// wasIn: the watcher once saw it in recovery (only a replica seen in
+	// recovery can leave it: an engine where the question means nothing
+	// is not flagged).
+	role  RecoveryReader
+	wasIn bool
+
+	// out: out of rotation, for failing (probed until it answers) or for
+	// having been promoted (for good).
+	out atomic.Bool
 
 	mu      sync.Mutex
 	pending []pendingRead
+	// downSince is when its current outage began (Unix ns; 0: none);
+	// outs its ended outages, oldest first.
+	downSince int64
+	outs      [][2]int64
+	// promoted is when it was seen to have left recovery (Unix ns; 0: not).
+	promoted int64
+}
+
+// RecoveryReader is a replica's store that can say whether its server is
+// still a replica: a PostgreSQL standby in recovery (pg_is_in_recovery()),
+// a MySQL or MariaDB replica with read_only on. A store that is not one is
+// never checked.
+type RecoveryReader interface {
+	InRecovery(ctx context.Context) (bool, error)
+}
+
+// Replica health (docs/tiers.md, "Replicas that fail or are promoted").
+const (
+	// DefaultReplicaTimeout bounds a read on a replica when the request
+	// has no deadline; with one, the replica gets at most half the time
+	// left, the primary the rest.
+	DefaultReplicaTimeout = 3 * time.Second
+	// ProbeEvery is how often a replica out of rotation is probed, each
+	// probe bounded by probeTimeout; a poll of one in rotation is bounded
+	// so too.
+	ProbeEvery   = time.Second
+	probeTimeout = time.Second
+	// RoleEvery is how often a replica in rotation is asked whether it
+	// is still in recovery: a promotion is seen within about this.
+	RoleEvery = 250 * time.Millisecond
+	// maxOutages bounds the ended outages a replica remembers.
+	maxOutages = 1 << 12
+)
+
+// down takes r out of rotation at now (Unix ns); false when it was out.
+func (r *replica) down(now int64) bool {
+	if !r.out.CompareAndSwap(false, true) {
+		return false
+	}
+	r.mu.Lock()
+	r.downSince = now
+	r.mu.Unlock()
+	return true
+}
+
+// up puts r back in rotation at now, ending its outage; it returns how
+// long it was out.
+func (r *replica) up(now int64) time.Duration {
+	r.mu.Lock()
+	since := r.endOutage(now)
+	promoted := r.promoted != 0
+	r.mu.Unlock()
+	if !promoted {
+		r.out.Store(false)
+	}
+	return time.Duration(now - since)
+}
+
+// endOutage ends the current outage at now and returns when it began;
+// r.mu is held.
+func (r *replica) endOutage(now int64) int64 {
+	since := r.downSince
+	if since != 0 {
+		if len(r.outs) == maxOutages {
+			r.outs = append(r.outs[:0], r.outs[1:]...)
+		}
+		r.outs = append(r.outs, [2]int64{since, now})
+		r.downSince = 0
+	}
+	return since
+}
+
+// promote takes r out of rotation for good: at now it was seen to have
+// left recovery. False when it had been seen before.
+func (r *replica) promote(now int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.promoted != 0 {
+		return false
+	}
+	r.promoted = now
+	r.endOutage(now)
+	r.out.Store(true)
+	return true
+}
+
+// health fills row with r's outages within [from, to) (Unix ns) and its
+// promotion.
+func (r *replica) health(row *result.ReplicaStats, from, to int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	spans := r.outs
+	if r.downSince != 0 {
+		spans = append(spans[:len(spans):len(spans)], [2]int64{r.downSince, to})
+	}
+	for _, o := range spans {
+		a, b := max(o[0], from), min(o[1], to)
+		if a >= b {
+			continue
+		}
+		d := time.Duration(b - a)
+		row.Outages++
+		row.Outage += d
+		row.Longest = max(row.Longest, d)
+	}
+	if r.promoted != 0 && r.promoted < to {
+		row.PromotedAt = time.Unix(0, r.promoted)
+	}
 }
 
 // pendingRead is a single read a replica answered, to be classed once
@@ -195,13 +321,13 @@ func (r *replica) wait(p pendingRead) {
 	r.mu.Unlock()
 }
 
-// waiting counts the reads of x not yet classed.
+// waiting counts the reads of x (nil: of any) not yet classed.
 func (r *replica) waiting(x *experiment) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n := 0
 	for i := range r.pending {
-		if r.pending[i].j.x == x {
+		if x == nil || r.pending[i].j.x == x {
 			n++
 		}
 	}
@@ -226,33 +352,150 @@ func (r *replica) take(t int64) []pendingRead {
 	return out
 }
 
-// poll reads the heartbeat from r until ctx ends, classing the reads r
-// answered before each poll began.
-func (s *Store) poll(ctx context.Context, r *replica) {
-	req := tao.Request{Class: tao.Read, Tier: tao.TierDB, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: s.hb.id}}}
+// watch polls r until ctx ends: in rotation, it reads the heartbeat
+// (with no primary, a missing object: any answer will do) every half
+// heartbeat, classing the reads r answered before each poll began and
+// noting its lag, and asks every RoleEvery whether r is still in
+// recovery; a poll that fails takes r out of rotation. Out of rotation, it
+// probes r every ProbeEvery until it answers, and puts it back. Once r is
+// promoted it polls only until r's reads waiting to be classed are.
+func (s *Store) watch(ctx context.Context, r *replica) {
+	id, every := HeartbeatID(), RoleEvery
+	if s.hb != nil {
+		id, every = s.hb.id, s.hb.every/2
+	}
+	req := tao.Request{Class: tao.Read, Tier: tao.TierDB, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: id}}}
 	var res tao.Result
-	t := time.NewTicker(s.hb.every / 2)
-	defer t.Stop()
+	var asked time.Time
 	for {
-		began := time.Now().UnixNano()
-		res.Reset(1)
-		r.st.Exec(ctx, &req, &res)
-		if res.Outcome == tao.OK || res.Outcome == tao.NotFound {
-			b, ok := s.hb.bound(res.Ops[0].Found, res.Ops[0].Version)
-			for _, p := range r.take(began) {
-				p.j.basis = p.ret
-				if ok && b < p.ret {
-					p.j.basis = b
-				}
-				s.judge(p.j)
+		wait := every
+		switch {
+		case r.isPromoted():
+			if r.waiting(nil) == 0 {
+				return
+			}
+			s.poll(ctx, r, &req, &res)
+		case r.out.Load():
+			if err := s.poll(ctx, r, &req, &res); err == nil {
+				d := r.up(time.Now().UnixNano())
+				s.warn("replica %s answers again: back in rotation after %.1f s out", r.name, d.Seconds())
+			} else {
+				wait = ProbeEvery
+			}
+		default:
+			if err := s.poll(ctx, r, &req, &res); err != nil && ctx.Err() == nil {
+				s.fail(r, err)
+				wait = ProbeEvery
+			} else if r.role != nil && time.Since(asked) >= RoleEvery {
+				asked = time.Now()
+				s.askRole(ctx, r)
 			}
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-time.After(wait):
 		}
 	}
+}
+
+// poll reads req's object from r once, bounded by probeTimeout; when r
+// answers and there is a heartbeat, it classes the reads r answered
+// before the poll began and records r's lag. It returns why r did not
+// answer.
+func (s *Store) poll(ctx context.Context, r *replica, req *tao.Request, res *tao.Result) error {
+	began := time.Now().UnixNano()
+	pctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	res.Reset(1)
+	r.st.Exec(pctx, req, res)
+	cancel()
+	if res.Outcome != tao.OK && res.Outcome != tao.NotFound {
+		return cmp.Or(res.Err, error(errNoAnswer))
+	}
+	if s.hb == nil {
+		return nil
+	}
+	b, ok := s.hb.bound(res.Ops[0].Found, res.Ops[0].Version)
+	for _, p := range r.take(began) {
+		p.j.basis = p.ret
+		if ok && b < p.ret {
+			p.j.basis = b
+		}
+		s.judge(p.j)
+	}
+	// The first write r had not replayed had committed by b: r was at
+	// least began - b behind.
+	lag := time.Duration(0)
+	if ok && b < began {
+		lag = time.Duration(began - b)
+	}
+	if x := s.exp.Load(); x.in(began) && !r.out.Load() {
+		x.mu.Lock()
+		row := x.row(r)
+		row.Lag = orNew(row.Lag)
+		row.Lag.Record(lag)
+		x.mu.Unlock()
+	}
+	return nil
+}
+
+var errNoAnswer = errors.New("no answer")
+
+// askRole asks r whether it is still in recovery, and takes it out of
+// rotation for good when it is not: a promoted standby takes writes of
+// its own and replays the primary's no more, so its reads are no
+// replica's.
+func (s *Store) askRole(ctx context.Context, r *replica) {
+	rctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	in, err := r.role.InRecovery(rctx)
+	cancel()
+	if err != nil || in || !r.wasIn {
+		r.wasIn = r.wasIn || (err == nil && in)
+		return // a failure to answer is the polls' to see
+	}
+	at := time.Now()
+	if r.promote(at.UnixNano()) {
+		s.warn("replica %s left recovery at %s (promoted, or no longer read-only): it no longer replays the primary; out of rotation for the rest of the run, its reads go to %s",
+			r.name, at.UTC().Format("15:04:05.000"), s.elsewhere())
+	}
+}
+
+// fail takes r out of rotation after a read or poll on it failed with err.
+func (s *Store) fail(r *replica, err error) {
+	if !r.down(time.Now().UnixNano()) {
+		return
+	}
+	s.warn("replica %s stopped answering (%s): out of rotation, its reads go to %s; probing it every %v",
+		r.name, firstLine(err), s.elsewhere(), ProbeEvery)
+}
+
+// elsewhere says where a replica's reads go when it is out of rotation.
+func (s *Store) elsewhere() string {
+	if s.db != nil {
+		return "the primary"
+	}
+	return "the other replicas"
+}
+
+func (r *replica) isPromoted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.promoted != 0
+}
+
+// warn says what happened to a replica, as it happens.
+func (s *Store) warn(format string, args ...any) {
+	if s.warnf != nil {
+		s.warnf(fmt.Sprintf(format, args...))
+	}
+}
+
+func firstLine(err error) string {
+	if err == nil {
+		return "no answer"
+	}
+	line, _, _ := strings.Cut(err.Error(), "\n")
+	return line
 }
 
 // settle waits (about a second at most for each) until every replica's

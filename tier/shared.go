@@ -28,8 +28,8 @@ type judged struct {
 	op           tao.Op
 	r            tao.OpResult
 	served       tao.Tier
-	replica      bool
-	basis, begin int64 // Unix ns
+	rep          *replica // the replica that answered; nil: none
+	basis, begin int64    // Unix ns
 	logNS        string
 	txn          *txnJudge // an op of a read transaction; nil: a single read
 }

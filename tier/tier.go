@@ -43,6 +43,17 @@ type Options struct {
 	// database (replica.go). With replicas the database may be nil: then
 	// a write fails, and nothing is stale (the run writes nothing).
 	Replicas []store.Store
+	// ReplicaNames name the replicas in results and messages, in the
+	// order of Replicas: their URLs, redacted ("replica N" when missing).
+	ReplicaNames []string
+	// ReplicaTimeout bounds a read on a replica when the request has no
+	// deadline (0: DefaultReplicaTimeout); a read that outlasts it is the
+	// replica's error, and the read goes to the primary.
+	ReplicaTimeout time.Duration
+	// Warn, when set, is told at once when a replica stops answering,
+	// answers again, or leaves recovery (one line each); it must be safe
+	// for concurrent use.
+	Warn func(string)
 	// HeartbeatEvery is how often the replicas' heartbeat writes on the
 	// database (0: DefaultHeartbeat); HeartbeatID its object
 	// (0: HeartbeatID()).
@@ -92,13 +103,15 @@ type Store struct {
 	trace func(Read)
 	notes []string
 
-	reps      []*replica
-	next      atomic.Uint64 // round robin over reps
-	hb        *heartbeat    // nil: no replica, or no primary
-	shared    *shared       // nil: no tao tier, reads classed at once
-	stop      context.CancelFunc
-	stopWG    sync.WaitGroup
-	closeOnce sync.Once
+	reps       []*replica
+	next       atomic.Uint64 // round robin over reps
+	repTimeout time.Duration
+	warnf      func(string)
+	hb         *heartbeat // nil: no replica, or no primary
+	shared     *shared    // nil: no tao tier, reads classed at once
+	stop       context.CancelFunc
+	stopWG     sync.WaitGroup
+	closeOnce  sync.Once
 
 	// exp is the experiment being measured (BeginExperiment); nil before.
 	exp atomic.Pointer[experiment]
@@ -112,6 +125,8 @@ type experiment struct {
 	prefill      sync.WaitGroup
 	mu           sync.Mutex
 	c            result.Consistency
+	// reps are the replicas' rows, by replica (c.Replicas when it ends).
+	reps []result.ReplicaStats
 	// chk are the database's reads with the checker alone, in shards
 	// so that clients seldom wait for one another; EndExperiment adds
 	// them to c.
@@ -145,6 +160,9 @@ func (x *experiment) replica() *result.TierStats {
 	return x.c.Replica
 }
 
+// row returns r's row; x.mu is held.
+func (x *experiment) row(r *replica) *result.ReplicaStats { return &x.reps[r.idx] }
+
 // Open puts the tiers of opts in front of db. It connects to Redis and
 // checks it answers; errors never show the URL's password.
 func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
@@ -160,7 +178,10 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("no database and no replica")
 	case opts.HeartbeatEvery < 0:
 		return nil, fmt.Errorf("replica heartbeat every %v: give a positive duration", opts.HeartbeatEvery)
+	case opts.ReplicaTimeout < 0:
+		return nil, fmt.Errorf("replica timeout %v: give a positive duration", opts.ReplicaTimeout)
 	}
+	s.repTimeout, s.warnf = cmp.Or(opts.ReplicaTimeout, DefaultReplicaTimeout), opts.Warn
 	if opts.ClientCacheTTL > 0 && opts.ClientCacheSize > 0 {
 		s.csc = newCSC(opts.ClientCacheTTL, opts.ClientCacheSize)
 	}
@@ -172,8 +193,13 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		s.tao = t
 		s.notes = append(s.notes, "tao tier on "+store.Redact(opts.Cache)+": "+t.bound(ctx))
 	}
-	for _, r := range opts.Replicas {
-		s.reps = append(s.reps, &replica{st: r})
+	for i, r := range opts.Replicas {
+		name := fmt.Sprintf("replica %d", i+1)
+		if i < len(opts.ReplicaNames) && opts.ReplicaNames[i] != "" {
+			name = opts.ReplicaNames[i]
+		}
+		role, _ := r.(RecoveryReader)
+		s.reps = append(s.reps, &replica{st: r, name: name, idx: i, role: role})
 	}
 	s.plain, s.base = !opts.Enabled(), time.Now()
 	s.exp.Store(s.newExperiment(0, 0, 0, 0))
@@ -191,11 +217,14 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 			s.Close()
 			return nil, fmt.Errorf("replica heartbeat: cannot write object %d on the database", s.hb.id)
 		}
-		s.stopWG.Add(1 + len(s.reps))
+		s.stopWG.Add(1)
 		go func() { defer s.stopWG.Done(); s.hb.run(bg) }()
-		for _, r := range s.reps {
-			go func() { defer s.stopWG.Done(); s.poll(bg, r) }()
-		}
+	}
+	// Every replica is watched, with a primary or without: its lag, its
+	// failures and its role.
+	s.stopWG.Add(len(s.reps))
+	for _, r := range s.reps {
+		go func() { defer s.stopWG.Done(); s.watch(bg, r) }()
 	}
 	return s, nil
 }
@@ -285,7 +314,7 @@ func (s *Store) BeginExperiment(graphSeed uint64, run int64, measure, end time.T
 }
 
 func (s *Store) newExperiment(graphSeed uint64, run int64, measure, end int64) *experiment {
-	x := &experiment{ns: s.namespace(graphSeed, run), measure: measure, end: end}
+	x := &experiment{ns: s.namespace(graphSeed, run), measure: measure, end: end, reps: make([]result.ReplicaStats, len(s.reps))}
 	if s.tao != nil {
 		x.logNS = s.tao.logNamespace(graphSeed)
 	}
@@ -322,6 +351,16 @@ func (s *Store) EndExperiment() *result.Consistency {
 		r.Latency, r.Age = orNew(r.Latency).Clone(), orNew(r.Age).Clone()
 		r.Seconds = slices.Clone(r.Seconds)
 		c.Replica = &r
+		to := min(x.end, time.Now().UnixNano())
+		c.Replicas = make([]result.ReplicaStats, len(s.reps))
+		for i, rep := range s.reps {
+			row := x.reps[i]
+			row.Name = rep.name
+			row.Latency, row.Age, row.Lag = orNew(row.Latency).Clone(), orNew(row.Age).Clone(), orNew(row.Lag).Clone()
+			row.Seconds = slices.Clone(row.Seconds)
+			rep.health(&row, x.measure, to)
+			c.Replicas[i] = row
+		}
 	}
 	return &c
 }
@@ -358,6 +397,8 @@ type trace struct {
 	failed        [tao.NumTiers]bool
 	answered      bool     // a tier answered (not an error or timeout)
 	replica       *replica // the replica that served it, if one did
+	// repFailed are the replicas that failed it (it went on elsewhere).
+	repFailed [2]*replica
 }
 
 func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
@@ -438,10 +479,11 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 		e.answer(op, res)
 		tr.answered = true
 	} else {
-		db, rep := s.reader()
-		tr.replica = rep
-		tr.looked[tao.TierDB] = rep == nil
-		if e, ok = s.fetch(ctx, db, req, res); ok {
+		ok = s.dbRead(ctx, req, res, &tr, func(ctx context.Context, db store.Store) bool {
+			e, ok = s.fetch(ctx, db, req, res)
+			return ok
+		})
+		if ok {
 			tr.answered = true
 			if useTAO {
 				tr.failed[tao.TierTAO] = s.tao.put(ctx, x.ns, ck, e) != nil || tr.failed[tao.TierTAO]
@@ -456,9 +498,11 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 	if tr.answered {
 		// A replica's reads are its own figure (Consistency.Replica), not db's.
 		res.Served, res.Tiered = tr.served, tr.replica == nil || tr.served != tao.TierDB
-		j := judged{x: x, op: *op, r: res.Ops[0], served: tr.served, replica: tr.replica != nil && tr.served == tao.TierDB,
-			basis: e.basis, begin: begin.UnixNano(), logNS: x.logNS}
-		if j.replica && s.hb != nil {
+		j := judged{x: x, op: *op, r: res.Ops[0], served: tr.served, basis: e.basis, begin: begin.UnixNano(), logNS: x.logNS}
+		if tr.served == tao.TierDB {
+			j.rep = tr.replica
+		}
+		if j.rep != nil && s.hb != nil {
 			// The replica's basis is known once a poll begins after it returned.
 			tr.replica.wait(pendingRead{j: j, ret: e.basis})
 		} else {
@@ -499,12 +543,13 @@ func (s *Store) fetch(ctx context.Context, db store.Store, req *tao.Request, res
 func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) {
 	x := s.exp.Load()
 	begin := time.Now()
-	db, rep := s.reader()
-	db.Exec(ctx, req, res)
+	tr := trace{drawn: req.Tier, served: tao.TierDB}
+	tr.answered = s.dbRead(ctx, req, res, &tr, func(ctx context.Context, db store.Store) bool {
+		db.Exec(ctx, req, res)
+		return res.Outcome == tao.OK || res.Outcome == tao.NotFound
+	})
 	ret := time.Now()
-	tr := trace{drawn: req.Tier, served: tao.TierDB, replica: rep}
-	tr.looked[tao.TierDB] = rep == nil
-	tr.answered = res.Outcome == tao.OK || res.Outcome == tao.NotFound
+	rep := tr.replica
 	tr.hit[tao.TierDB] = tr.answered && rep == nil
 	res.Served, res.Tiered = tao.TierDB, tr.answered && rep == nil
 	x.record(&tr, begin, ret.Sub(begin))
@@ -589,7 +634,7 @@ func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, rep *
 	var stale bool
 	var age int64
 	for i := range n {
-		j := judged{x: x, op: req.Ops[i], r: res.Ops[i], served: tao.TierDB, replica: rep != nil,
+		j := judged{x: x, op: req.Ops[i], r: res.Ops[i], served: tao.TierDB, rep: rep,
 			basis: ret, begin: begin, logNS: x.logNS, txn: agg}
 		switch {
 		case rep != nil && s.hb != nil:
@@ -603,7 +648,7 @@ func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, rep *
 		}
 	}
 	if n > 1 && !async {
-		s.count(x, tao.TierDB, rep != nil, begin, stale, age)
+		s.count(x, tao.TierDB, rep, begin, stale, age)
 	}
 }
 
@@ -618,13 +663,85 @@ type txnJudge struct {
 var errNoPrimary = errors.New("a write with replicas alone: give the primary with --db")
 
 // reader is where the database tier's next read goes: the next replica in
-// turn, or the database when there is none.
+// rotation, or the database when there is none (the next replica in turn
+// when there is no database either).
 func (s *Store) reader() (store.Store, *replica) {
-	if len(s.reps) == 0 {
+	n := uint64(len(s.reps))
+	if n == 0 {
 		return s.db, nil
 	}
-	r := s.reps[(s.next.Add(1)-1)%uint64(len(s.reps))]
+	first := s.next.Add(1) - 1
+	for i := range n {
+		if r := s.reps[(first+i)%n]; !r.out.Load() {
+			return r.st, r
+		}
+	}
+	if s.db != nil {
+		return s.db, nil
+	}
+	r := s.reps[first%n]
 	return r.st, r
+}
+
+// dbRead runs a read on the database tier through try (which reports
+// whether the read was answered): on the next replica in rotation, its
+// time bounded (replicaCtx). A replica that fails the read (an error, or
+// its bound passed while the request's own time had not) is taken out of
+// rotation, the failure counted as its error, and the read goes on to the
+// primary (with none, to another replica in rotation), so the request is
+// not lost to it. tr learns who served and who failed.
+func (s *Store) dbRead(ctx context.Context, req *tao.Request, res *tao.Result, tr *trace, try func(context.Context, store.Store) bool) bool {
+	st, rep := s.reader()
+	for k := 0; ; k++ {
+		tr.replica = rep
+		tr.looked[tao.TierDB] = rep == nil
+		if rep == nil {
+			return try(ctx, st)
+		}
+		rctx, cancel, bound := s.replicaCtx(ctx)
+		ok := try(rctx, st)
+		cut := rctx.Err() != nil
+		cancel()
+		if ok || (res.Outcome != tao.Error && res.Outcome != tao.Timeout) || ctx.Err() != nil {
+			return ok // answered, a conflict, or the request's own end
+		}
+		why := res.Err
+		if cut {
+			why = fmt.Errorf("no answer to a read within %v", bound.Round(time.Millisecond))
+		}
+		s.fail(rep, why)
+		tr.repFailed[k] = rep
+		if s.db == nil && (k == len(tr.repFailed)-1 || s.allOut()) {
+			return false
+		}
+		res.Reset(len(req.Ops))
+		st, rep = s.db, nil
+		if s.db == nil {
+			st, rep = s.reader()
+		}
+	}
+}
+
+// allOut reports whether every replica is out of rotation.
+func (s *Store) allOut() bool {
+	for _, r := range s.reps {
+		if !r.out.Load() {
+			return false
+		}
+	}
+	return true
+}
+
+// replicaCtx bounds a read on a replica: by the replica timeout, and
+// when the request has a deadline by half the time left before it, so a
+// replica that hangs leaves the primary time to answer.
+func (s *Store) replicaCtx(ctx context.Context) (context.Context, context.CancelFunc, time.Duration) {
+	d := s.repTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		d = min(d, time.Until(dl)/2)
+	}
+	c, cancel := context.WithTimeout(ctx, d)
+	return c, cancel, d
 }
 
 // record counts a read that began at begin and took took, when it began
@@ -651,24 +768,40 @@ func (x *experiment) record(tr *trace, begin time.Time, took time.Duration) {
 			t.Errors++
 		}
 	}
+	for _, f := range tr.repFailed {
+		if f != nil {
+			r, row := x.replica(), x.row(f)
+			r.Lookups, r.Errors = r.Lookups+1, r.Errors+1
+			row.Lookups, row.Errors = row.Lookups+1, row.Errors+1
+		}
+	}
+	var row *result.TierStats
 	if tr.replica != nil && tr.served == tao.TierDB {
-		r := x.replica()
-		r.Lookups++
-		if tr.answered {
-			r.Hits++
+		row = &x.row(tr.replica).TierStats
+		for _, r := range []*result.TierStats{x.replica(), row} {
+			r.Lookups++
+			if tr.answered {
+				r.Hits++
+			}
 		}
 	}
 	if !tr.answered {
 		return
 	}
 	t := &c.Tiers[tr.served]
-	if tr.replica != nil && tr.served == tao.TierDB {
+	if row != nil {
 		t = x.replica()
 	}
-	t.Served++
-	t.Second(x.second(begin.UnixNano())).Served++
-	t.Latency = orNew(t.Latency)
-	t.Latency.Record(took)
+	sec := x.second(begin.UnixNano())
+	for _, t := range []*result.TierStats{t, row} {
+		if t == nil {
+			continue
+		}
+		t.Served++
+		t.Second(sec).Served++
+		t.Latency = orNew(t.Latency)
+		t.Latency.Record(took)
+	}
 }
 
 // second is the second of the measured window an instant (Unix ns) is in.
@@ -700,31 +833,36 @@ func (s *Store) decide(j *judged, stale bool, age int64) {
 		}
 		stale, age = t.stale.Load(), t.age.Load()
 	}
-	s.count(j.x, j.served, j.replica, j.begin, stale, age)
+	s.count(j.x, j.served, j.rep, j.begin, stale, age)
 }
 
 // count counts a stale read that began at begin in x's measured window.
-func (s *Store) count(x *experiment, served tao.Tier, replica bool, begin int64, stale bool, age int64) {
+func (s *Store) count(x *experiment, served tao.Tier, rep *replica, begin int64, stale bool, age int64) {
 	if !stale || !x.in(begin) {
 		return
 	}
 	x.mu.Lock()
-	t := &x.c.Tiers[served]
-	if replica {
-		t = x.replica()
+	ts := [2]*result.TierStats{&x.c.Tiers[served]}
+	if rep != nil {
+		ts = [2]*result.TierStats{x.replica(), &x.row(rep).TierStats}
 	}
-	t.Stale++
-	q := t.Second(x.second(begin))
-	q.Stale, q.MaxAge = q.Stale+1, max(q.MaxAge, time.Duration(age))
-	t.Age = orNew(t.Age)
-	t.Age.Record(time.Duration(age))
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		t.Stale++
+		q := t.Second(x.second(begin))
+		q.Stale, q.MaxAge = q.Stale+1, max(q.MaxAge, time.Duration(age))
+		t.Age = orNew(t.Age)
+		t.Age.Record(time.Duration(age))
+	}
 	x.mu.Unlock()
 }
 
 // show shows a classed read op to the trace.
 func (s *Store) show(j *judged, stale bool, age int64) {
 	if s.trace != nil {
-		s.trace(Read{Op: j.op, Result: j.r, Served: j.served, Replica: j.replica, Basis: time.Unix(0, j.basis),
+		s.trace(Read{Op: j.op, Result: j.r, Served: j.served, Replica: j.rep != nil, Basis: time.Unix(0, j.basis),
 			Begin: time.Unix(0, j.begin), Stale: stale, Age: time.Duration(age)})
 	}
 }

@@ -26,7 +26,8 @@ const exitCodesHelp = `Exit status:
   1    a run or check failed (e.g. check found violated invariants; rate: even the lowest rate missed the SLA)
   2    bad input: a flag, file or URL, an unusable --out, an unreachable or read-only database
   3    a run measured an outage: it lost more than --max-error-rate of its requests, went longer
-       than --max-stall without an answer, or measured no request (results written if any)
+       than --max-stall without an answer, or measured no request, or a --replica was promoted or
+       out of rotation longer than --max-stall (results written if any)
   130  interrupted by Ctrl-C (SIGINT); 143 terminated by SIGTERM (results so far written)
 `
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/internal/testenv"
+	"github.com/taobench/taobench/store"
 )
 
 // TestCLIStandby: on a primary with streaming standbys of the test's own
@@ -50,6 +51,28 @@ func TestCLIStandby(t *testing.T) {
 	tiers := consistencyTiers(t, out)
 	if rep, db := tiers["db_replica"], tiers["db"]; rep.Served == 0 || db.Served != 0 || db.Stale != 0 {
 		t.Errorf("with --replica: the replicas served %d reads, the primary %d (%d stale); want the replicas all", rep.Served, db.Served, db.Stale)
+	}
+	// A row per replica under db_replica, named by its redacted URL.
+	var rows struct {
+		Experiments []struct {
+			Consistency struct {
+				Tiers map[string]struct {
+					Replicas []struct {
+						URL      string
+						Served   int64
+						Errors   int64
+						Promoted bool
+					}
+				}
+			}
+		}
+	}
+	if b, err := os.ReadFile(out); err != nil || json.Unmarshal(b, &rows) != nil || len(rows.Experiments) == 0 {
+		t.Fatalf("%s: %v", out, err)
+	}
+	got := rows.Experiments[0].Consistency.Tiers["db_replica"].Replicas
+	if len(got) != 2 || got[0].URL != store.Redact(standby) || got[1].URL != store.Redact(urls[2]) || got[0].Served == 0 || got[1].Served == 0 || got[0].Promoted {
+		t.Errorf("with two --replica: rows %+v; want one per replica, named by its redacted URL, each with reads", got)
 	}
 
 	// sweep, rate and experiment send the database tier's reads to the

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -97,6 +98,46 @@ func PostgresStandbys(t testing.TB) []string {
 	}
 	urls, _ := cluster(t, "postgres", []int{0})
 	return urls
+}
+
+// PostgresNodes is PostgresStandbys, with the servers to stop and start
+// again: a standby that goes away mid-run and comes back.
+func PostgresNodes(t testing.TB) *PGNodes {
+	t.Helper()
+	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_basebackup"); len(m) == 0 {
+		skipOrFail(t, "PostgreSQL's server programs are missing (apt-get install postgresql): no standbys")
+	}
+	urls, data := cluster(t, "postgres", []int{0})
+	return &PGNodes{URLs: urls, dir: data}
+}
+
+// PGNodes are bench/cluster/postgres's servers, the primary first.
+type PGNodes struct {
+	URLs []string
+	dir  string
+}
+
+// Stop stops server i (from 0) at once (pg_ctl -m immediate: its
+// connections are cut, new ones refused). Safe in any goroutine.
+func (n *PGNodes) Stop(i int) error { return n.pgCtl(i, "-m", "immediate", "-w", "stop") }
+
+// Start starts server i again, as the script starts it.
+func (n *PGNodes) Start(i int) error {
+	return n.pgCtl(i, "-l", filepath.Join(n.dir, fmt.Sprint("pg", i+1), "log"), "-w", "start")
+}
+
+func (n *PGNodes) pgCtl(i int, args ...string) error {
+	bins, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_ctl")
+	if len(bins) == 0 {
+		return fmt.Errorf("no pg_ctl under /usr/lib/postgresql")
+	}
+	slices.Sort(bins)
+	d := filepath.Join(n.dir, fmt.Sprint("pg", i+1))
+	cmd := append([]string{"-u", "postgres", "--", bins[len(bins)-1], "-D", d}, args...)
+	if out, err := exec.Command("runuser", cmd...).CombinedOutput(); err != nil {
+		return fmt.Errorf("pg_ctl %v on server %d: %v\n%s", args, i+1, err, out)
+	}
+	return nil
 }
 
 // MariaDBReplicas starts a MariaDB primary and two asynchronous replicas
