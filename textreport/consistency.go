@@ -74,3 +74,14 @@ func orZero(s *metrics.Series) metrics.LatencyStats {
 	}
 	return s.Stats()
 }
+
+// writeConcurrent writes, beside the stale-read figures, the other
+// taobench runs that were active on the database during the measured
+// window: their writes are among those the verdicts and the contention
+// figures saw (docs/tiers.md, "Concurrent runs").
+func writeConcurrent(b *strings.Builder, e *result.Experiment) {
+	for _, c := range e.Concurrent {
+		fmt.Fprintf(b, "another taobench run was active on this database during %.3f s of the %.3f s measured window (%s): stale-read verdicts and contention include its writes\n",
+			c.Overlap.Seconds(), e.Measured.Seconds(), c.Describe())
+	}
+}
