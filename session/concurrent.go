@@ -143,7 +143,7 @@ func (s *Session) endActivity(a *activity, res *result.Experiment) {
 	}
 	close(a.stop)
 	<-a.done
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // a hung server delays the results no longer
 	defer cancel()
 	now := time.Now().UTC()
 	a.rec.Beat, a.rec.End = now, now
