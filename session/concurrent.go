@@ -331,9 +331,10 @@ func (s *Session) agreeStart(ctx context.Context, exps []run.Experiment) (Split,
 	if err != nil {
 		return sp, fmt.Errorf("%s: %w", s.opts.Name, err)
 	}
-	if at.Equal(sp.Start) {
+	switch {
+	case at.Equal(sp.Start) && sp.driver().Many():
 		s.sink.Note(fmt.Sprintf("%s: shared start of run %s recorded in the database: %s, for its other drivers", sp.who(), sp.RunID, at.UTC().Format(time.RFC3339Nano)))
-	} else {
+	case !at.Equal(sp.Start):
 		s.sink.Note(fmt.Sprintf("%s: shared start of run %s: %s, as its first driver recorded it in the database (this driver's --start-at alone gave %s)",
 			sp.who(), sp.RunID, at.UTC().Format(time.RFC3339Nano), sp.Start.UTC().Format(time.RFC3339Nano)))
 	}
