@@ -130,10 +130,20 @@ func RunKey(id string, k int) string {
 	return fmt.Sprintf("run/%016x/%d", h.Sum64(), k)
 }
 
+// StartKey is the key under which the database records the start the
+// drivers of run id share when --start-at is relative: the first driver to
+// arrive records its instant and the others use it.
+func StartKey(id string) string {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	return fmt.Sprintf("start/%016x", h.Sum64())
+}
+
 // ParseStart reads --start-at: an instant in RFC 3339 ("2026-11-23T14:00:00Z",
 // the form that lines up separate hosts) or "+DURATION" from now ("+30s",
-// "+2m": relative to each process's own clock and start, so it lines up
-// only processes started together). relative reports the second form.
+// "+2m": from this process's own start; drivers of one run id on a
+// database agree on the first one's, StartKey). relative reports the
+// second form.
 func ParseStart(flag, s string, now time.Time) (at time.Time, relative bool, err error) {
 	s = strings.TrimSpace(s)
 	if rest, ok := strings.CutPrefix(s, "+"); ok {

@@ -25,6 +25,9 @@ type expView struct {
 	Resources  []Field
 	Endpoints  []epRow
 	Tiers      []tierRow // read tiers (docs/tiers.md); none without
+	// Concurrent says each other taobench run active on the database
+	// during the measured window, beside the stale-read figures.
+	Concurrent []string
 }
 
 // epRow is one endpoint of a run spread over several.
@@ -157,6 +160,10 @@ func newExpView(id string, i int, e *result.Experiment, res []Field) expView {
 	v.Dist = append(distCharts(id+"-class", "class", s, classes()), distCharts(id+"-kind", "kind", s, kinds())...)
 	var tierCharts []*Chart
 	v.Tiers, tierCharts = tierView(id, e)
+	for _, c := range e.Concurrent {
+		v.Concurrent = append(v.Concurrent, fmt.Sprintf("another taobench run was active on this database during %.3f s of the %.3f s measured window (%s): stale-read verdicts and contention include its writes",
+			c.Overlap.Seconds(), e.Measured.Seconds(), c.Describe()))
+	}
 	v.Dist = append(v.Dist, tierCharts...)
 	return v
 }

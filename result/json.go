@@ -84,6 +84,8 @@ type jsonExperiment struct {
 	jsonDriverExperiment // shared_start, late_s, ...: driver_json.go
 
 	jsonConsistencyExperiment // consistency: consistency.go
+
+	jsonConcurrentExperiment // concurrent_runs: concurrent.go
 }
 
 // jsonFidelity is the run's own evidence that the database saw the
@@ -224,6 +226,8 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 		Timeline:           data.Timeline,
 
 		jsonDriverExperiment: driverExperimentJSON(e),
+
+		jsonConcurrentExperiment: concurrentJSON(e.Concurrent),
 	}
 	if x.jsonConsistencyExperiment, err = consistencyJSON(e.Consistency); err != nil {
 		return jsonExperiment{}, err

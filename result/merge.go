@@ -170,6 +170,7 @@ func add(m, e *Experiment) *Experiment {
 		c.Endpoints = mergeEndpoints(nil, e.Endpoints)
 		c.Targets = mergeTargets(nil, e.Targets)
 		c.Consistency = mergeConsistency(nil, e.Consistency)
+		c.Concurrent = mergeConcurrent(nil, e.Concurrent)
 		return &c
 	}
 	firstReq := m.Started.Add(m.FirstRequest)
@@ -201,5 +202,6 @@ func add(m, e *Experiment) *Experiment {
 	m.ErrorCodes.Merge(e.ErrorCodes)
 	m.Endpoints = mergeEndpoints(m.Endpoints, e.Endpoints)
 	m.Consistency = mergeConsistency(m.Consistency, e.Consistency)
+	m.Concurrent = mergeConcurrent(m.Concurrent, e.Concurrent)
 	return m
 }

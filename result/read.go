@@ -103,6 +103,9 @@ func experimentFromJSON(x *jsonExperiment) (*Experiment, error) {
 	if err := consistencyFromJSON(x.jsonConsistencyExperiment, e); err != nil {
 		return nil, err
 	}
+	if err := concurrentFromJSON(x.jsonConcurrentExperiment, e); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 

@@ -65,6 +65,10 @@ type Experiment struct {
 	// Consistency is what the read tiers served and how much was stale
 	// (consistency.go); nil for a run without tiers.
 	Consistency *Consistency
+	// Concurrent are the other taobench runs active on the database
+	// during the measured window (concurrent.go); nil for none, or when
+	// the database records no runs.
+	Concurrent []ConcurrentRun
 }
 
 // OpenLoop is the target rate of an open-loop experiment and how much of

@@ -211,7 +211,10 @@ type Plan struct {
 // own, reporting each to the sink as it ends (incremental output). Ctrl-C
 // (ctx) stops it with the experiments done so far and ErrInterrupted.
 func (s *Session) Run(ctx context.Context, p Plan) ([]*result.Experiment, error) {
-	sp := s.opts.Split
+	sp, err := s.agreeStart(ctx, p.Experiments)
+	if err != nil {
+		return nil, err
+	}
 	mine, firsts, err := sp.Share(s.opts.Name, p.Experiments)
 	if err != nil {
 		return nil, err
@@ -236,7 +239,9 @@ func (s *Session) Run(ctx context.Context, p Plan) ([]*result.Experiment, error)
 			s.sink.Note(note)
 		}
 		cfg.Seed = run.ExperimentSeed(p.Config.Seed, k)
+		act := s.startActivity(ctx, cfg.Run)
 		res, err := run.Do(ctx, cfg, x)
+		s.endActivity(act, res)
 		if err != nil {
 			return done, badInputErr(err)
 		}
@@ -266,7 +271,9 @@ func (s *Session) Experiment(ctx context.Context, cfg run.Config, k int, x run.E
 		return nil, err
 	}
 	cfg.Seed = run.ExperimentSeed(cfg.Seed, k)
+	act := s.startActivity(ctx, cfg.Run)
 	res, err := run.Do(ctx, cfg, x)
+	s.endActivity(act, res)
 	if err != nil {
 		return nil, badInputErr(err)
 	}

@@ -117,6 +117,8 @@ type Session struct {
 	ownLive bool
 	// eps are the endpoints when Open opened several, the first s.st.
 	eps []run.Endpoint
+	// token names the session's run records (concurrent.go).
+	token string
 }
 
 // Open opens the store of a URL (sqlite:PATH, postgres://..., mysql://...,
@@ -174,7 +176,7 @@ func New(st store.Store, name string, opts Options) *Session {
 		b := buildinfo.Read()
 		opts.Version, opts.Revision = b.Version, b.Commit()
 	}
-	return &Session{st: st, url: name, opts: opts, sink: sink}
+	return &Session{st: st, url: name, opts: opts, sink: sink, token: newToken()}
 }
 
 // Store is the session's store.

@@ -24,6 +24,10 @@ type Split struct {
 	// Start is when the first experiment begins (zero: when ready); later
 	// experiments follow on the same schedule.
 	Start time.Time
+	// Relative: Start is this process's +DURATION from its own start, to
+	// be replaced by the one the first driver of RunID recorded in the
+	// database (Session.Run, agreeStart).
+	Relative bool
 }
 
 func (sp Split) driver() fleet.Driver {
@@ -183,6 +187,7 @@ func (f SplitSpec) Resolve(cmd, workload string, seed uint64, seedGiven bool, ex
 		if r.Start, relative, err = fleet.ParseStart("--start-at", f.StartAt, now); err != nil {
 			return r, seed, badInput("%s: %v", cmd, err)
 		}
+		r.Relative = relative
 	}
 	if r.Driver.Many() && r.RunID == "" && (r.Start.IsZero() || relative) {
 		return r, seed, badInput("%s: --driver %s needs what all drivers share: --run-id ID, or --start-at as an RFC 3339 instant (a relative --start-at differs per process)", cmd, r.Driver)

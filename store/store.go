@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/taobench/taobench/tao"
 )
@@ -453,4 +454,23 @@ type Inspector interface {
 // ReserveRun does; every later one returns it.
 type RunKeyer interface {
 	ReserveRunKey(ctx context.Context, key string) (int64, error)
+}
+
+// RunRecorder is a Database where taobench records its runs: a record per
+// experiment of each process, so that a run can tell which other runs were
+// active on the database beside it (docs/tiers.md, "Concurrent runs"), and
+// the start instant the drivers of a run id share (docs/distributed.md).
+// Records are opaque to the store, and kept in taobench's own tables.
+type RunRecorder interface {
+	// PutRunRecord creates or replaces the record under key.
+	PutRunRecord(ctx context.Context, key, rec string) error
+	// RunRecords returns every record by key.
+	RunRecords(ctx context.Context) (map[string]string, error)
+	// DeleteRunRecords removes the records under keys.
+	DeleteRunRecords(ctx context.Context, keys []string) error
+	// AgreeStart returns the instant recorded under key. When none is, or
+	// the one recorded is before stale (an earlier run's), it records at
+	// and returns it, in one transaction: of processes asking at once,
+	// the first records its instant and the rest read it.
+	AgreeStart(ctx context.Context, key string, at, stale time.Time) (time.Time, error)
 }

@@ -94,3 +94,14 @@ func writeReplicas(b *strings.Builder, rs []result.ReplicaStats) {
 		b.WriteString("\n")
 	}
 }
+
+// writeConcurrent writes, beside the stale-read figures, the other
+// taobench runs that were active on the database during the measured
+// window: their writes are among those the verdicts and the contention
+// figures saw (docs/tiers.md, "Concurrent runs").
+func writeConcurrent(b *strings.Builder, e *result.Experiment) {
+	for _, c := range e.Concurrent {
+		fmt.Fprintf(b, "another taobench run was active on this database during %.3f s of the %.3f s measured window (%s): stale-read verdicts and contention include its writes\n",
+			c.Overlap.Seconds(), e.Measured.Seconds(), c.Describe())
+	}
+}

@@ -172,6 +172,7 @@ func WriteText(w io.Writer, e *result.Experiment) error {
 			lost, errs, timeouts, tl[0].Second, tl[len(tl)-1].Second+1)
 	}
 	writeConsistency(&b, e.Consistency, e.Sum())
+	writeConcurrent(&b, e)
 	writeResources(&b, e.Resources)
 	writeEndpoints(&b, e)
 	b.WriteString("\n")

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -182,5 +186,59 @@ func TestCLIStartAtInterrupt(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("Ctrl-C did not end the wait")
+	}
+}
+
+// TestCLIRelativeStartRecipe: docs/distributed.md's one-host recipe, four
+// driver processes of one --run-id with --start-at +3s started 400 ms
+// apart (a shell loop on a busy machine), on one SQLite database: they
+// take the first one's start from the database, say so, and merge; none
+// calls the others another run.
+// Before, each counted +3s from its own start and merge refused them.
+func TestCLIRelativeStartRecipe(t *testing.T) {
+	cliHome(t)
+	bin := opBinary(t)
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "t.db")
+	cliMust(t, "load", "--db", db, "--workload", "a", "--edges", "2000")
+	var (
+		files   []string
+		stderrs = make([]string, 4)
+		errs    = make([]error, 4)
+		wg      sync.WaitGroup
+	)
+	for i := range 4 {
+		files = append(files, filepath.Join(dir, fmt.Sprintf("local-1-%d.json", i)))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * 400 * time.Millisecond)
+			var errb bytes.Buffer
+			cmd := exec.Command(bin, "run", "--db", db, "--workload", "a", "--threads", "4", "--warmup", "0", "--duration", "0.5",
+				"--driver", fmt.Sprintf("%d/4", i), "--run-id", "local-1", "--start-at", "+3s", "--out", files[i])
+			cmd.Stderr = &errb
+			errs[i] = cmd.Run()
+			stderrs[i] = errb.String()
+		}()
+	}
+	wg.Wait()
+	said := 0
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("driver %d: %v\n%s", i, err, stderrs[i])
+		}
+		if strings.Contains(stderrs[i], "shared start of run local-1: ") && strings.Contains(stderrs[i], "as its first driver recorded it in the database") {
+			said++
+		}
+		if strings.Contains(stderrs[i], "another taobench run") {
+			t.Errorf("driver %d took the other drivers of its run for another run:\n%s", i, stderrs[i])
+		}
+	}
+	if said != 3 {
+		t.Errorf("%d drivers said they took the first one's start; want 3:\n%s", said, strings.Join(stderrs, "\n---\n"))
+	}
+	merged := filepath.Join(dir, "local-1.json")
+	if r := cliRun(t, append(append([]string{"merge"}, files...), "-o", merged)...); r.code != 0 {
+		t.Errorf("merging the recipe's four drivers:\n%v", r)
 	}
 }

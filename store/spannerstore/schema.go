@@ -80,7 +80,8 @@ func (db *DB) Setup(ctx context.Context, drop bool) error {
 	return nil
 }
 
-// Meta returns the recorded description of the loaded graph.
+// Meta returns the recorded description of the loaded graph (not the
+// runs recorded beside it, runrec.go).
 func (db *DB) Meta(ctx context.Context) (map[string]string, error) {
 	m := map[string]string{}
 	it := db.client.Single().Read(ctx, "TaobenchMeta", spanner.AllKeys(), []string{"K", "V"})
@@ -89,7 +90,9 @@ func (db *DB) Meta(ctx context.Context) (map[string]string, error) {
 		if err := r.Columns(&k, &v); err != nil {
 			return err
 		}
-		m[k] = v
+		if !ownRow(k) {
+			m[k] = v
+		}
 		return nil
 	})
 	if err != nil {

@@ -243,10 +243,11 @@ func (db *DB) setup(ctx context.Context, q querier, drop bool) error {
 	return nil
 }
 
-// Meta returns the recorded description of the loaded graph.
+// Meta returns the recorded description of the loaded graph (not the
+// runs recorded beside it, runrec.go).
 func (db *DB) Meta(ctx context.Context) (map[string]string, error) {
 	m := map[string]string{}
-	err := db.b.auto().query(ctx, "SELECT k, v FROM taobench_meta", nil, func(scan func(...any) error) error {
+	err := db.b.auto().query(ctx, "SELECT k, v FROM taobench_meta WHERE k NOT LIKE '"+runRecPrefix+"%'", nil, func(scan func(...any) error) error {
 		var k, v string
 		if err := scan(&k, &v); err != nil {
 			return err

@@ -74,6 +74,7 @@ func RunSkipping(t *testing.T, open func(t *testing.T) store.Database, skip map[
 	run("Meta", func(t *testing.T) { testMeta(&tester{t: t, db: shared.db}) })
 	run("ReserveRun", func(t *testing.T) { testReserveRun(&tester{t: t, db: shared.db}) })
 	run("ReserveRunKey", func(t *testing.T) { testReserveRunKey(&tester{t: t, db: shared.db}) })
+	run("RunRecords", func(t *testing.T) { testRunRecorder(fresh(t)) })
 	run("CheckClean", func(t *testing.T) {
 		if vs := (&tester{t: t, db: shared.db}).check(); len(vs) != 0 {
 			t.Errorf("Check after the suite's writes found violations: %+v", vs)
@@ -626,6 +627,74 @@ func testReserveRunKey(x *tester) {
 	plain, err := x.db.ReserveRun(ctx)
 	if err != nil || plain <= other {
 		x.t.Errorf("ReserveRun after keyed ones = %d, %v; want more than %d", plain, err, other)
+	}
+}
+
+// testRunRecorder: run records come back as written, apart from the
+// graph's record, and go when deleted; drivers asking at once for a shared
+// start all get the first one's instant, and a stale one is replaced.
+func testRunRecorder(x *tester) {
+	rr, ok := x.db.(store.RunRecorder)
+	if !ok {
+		x.t.Skip("the store records no runs")
+	}
+	ctx := context.Background()
+	if err := x.db.SetMeta(ctx, map[string]string{"seed": "1"}); err != nil {
+		x.t.Fatal(err)
+	}
+	for k, v := range map[string]string{"a1/1": `{"run":1}`, "b2/7": `{"run":7, "host": "h'\"x"}`} {
+		if err := rr.PutRunRecord(ctx, k, v); err != nil {
+			x.t.Fatal(err)
+		}
+	}
+	if err := rr.PutRunRecord(ctx, "a1/1", `{"run":1,"end":"x"}`); err != nil {
+		x.t.Fatal(err)
+	}
+	got, err := rr.RunRecords(ctx)
+	want := map[string]string{"a1/1": `{"run":1,"end":"x"}`, "b2/7": `{"run":7, "host": "h'\"x"}`}
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		x.t.Errorf("RunRecords = %v, %v; want %v", got, err, want)
+	}
+	if m, err := x.db.Meta(ctx); err != nil || fmt.Sprint(m) != fmt.Sprint(map[string]string{"seed": "1"}) {
+		x.t.Errorf("Meta beside run records = %v, %v; want the graph's record alone", m, err)
+	}
+	if err := rr.DeleteRunRecords(ctx, []string{"a1/1"}); err != nil {
+		x.t.Fatal(err)
+	}
+	if got, err := rr.RunRecords(ctx); err != nil || len(got) != 1 || got["b2/7"] == "" {
+		x.t.Errorf("RunRecords after deleting a1/1 = %v, %v; want b2/7 alone", got, err)
+	}
+
+	base := time.Date(2026, 11, 29, 1, 0, 0, 0, time.UTC)
+	const drivers = 4
+	at := make([]time.Time, drivers)
+	var wg sync.WaitGroup
+	for i := range drivers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t, err := rr.AgreeStart(ctx, "start/00112233aabbccdd", base.Add(time.Duration(i)*time.Second), base.Add(-time.Hour))
+			if err != nil {
+				x.t.Errorf("AgreeStart: %v", err)
+			}
+			at[i] = t
+		}()
+	}
+	wg.Wait()
+	for i, t := range at {
+		if !t.Equal(at[0]) || t.Before(base) || t.After(base.Add(drivers*time.Second)) {
+			x.t.Fatalf("driver %d got start %v, driver 0 %v: want one of the instants proposed, shared", i, t, at[0])
+		}
+	}
+	later := base.Add(time.Hour)
+	if t, err := rr.AgreeStart(ctx, "start/00112233aabbccdd", later, base.Add(-time.Minute)); err != nil || !t.Equal(at[0]) {
+		x.t.Errorf("AgreeStart with a fresh record = %v, %v; want the recorded %v", t, err, at[0])
+	}
+	if t, err := rr.AgreeStart(ctx, "start/00112233aabbccdd", later, base.Add(time.Minute*30)); err != nil || !t.Equal(later) {
+		x.t.Errorf("AgreeStart over a stale record = %v, %v; want the new %v", t, err, later)
+	}
+	if n, err := x.db.ReserveRun(ctx); err != nil || n != 1 {
+		x.t.Errorf("ReserveRun after shared starts = %d, %v; want 1: the starts take no run number", n, err)
 	}
 }
 
