@@ -134,7 +134,6 @@ func TestReplicaTierOnPage(t *testing.T) {
 	}
 }
 
-<<<<<<< HEAD
 // Each replica has a row of its own after db_replica's, named by its URL,
 // with its errors, outages and promotion.
 func TestReplicaRowsOnPage(t *testing.T) {
@@ -164,7 +163,9 @@ func TestReplicaRowsOnPage(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page has no %q", want)
 		}
-=======
+	}
+}
+
 // TestConcurrentRunsOnPage: another run active during the window is said
 // beside the stale-read figures; none is said for a run alone.
 func TestConcurrentRunsOnPage(t *testing.T) {
@@ -186,6 +187,5 @@ func TestConcurrentRunsOnPage(t *testing.T) {
 	e.Concurrent = []result.ConcurrentRun{{Run: 7, Hosts: []string{"h1"}, PID: 42, Processes: 1, Started: time.Unix(1e9, 0), Overlap: 1500 * time.Millisecond}}
 	if p := page(e); !strings.Contains(p, "another taobench run was active on this database during 1.500 s") || !strings.Contains(p, "run 7, started 2001-09-09T01:46:40Z, host h1, pid 42") {
 		t.Error("the page does not say the run 7 that was active during the window")
->>>>>>> i37-runs
 	}
 }
