@@ -5,8 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"hash/fnv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
