@@ -64,7 +64,7 @@ func badInputErr(err error) error { return &exitError{exitBadInput, err} }
 
 func main() {
 	if len(os.Args) < 2 || os.Args[1] != "load" { // a load has no client to keep awake
-		sysmon.Awake() // first: may re-execute; see internal/sysmon
+		sysmon.Start(os.Args[1:]) // first: may re-execute (--runtime-monitor); see internal/sysmon
 	}
 	// SIGINT (Ctrl-C) and SIGTERM cancel the context with the signal as its
 	// cause: the command ends early, reports what it measured, and exits
