@@ -7,14 +7,19 @@ import (
 	"github.com/taobench/taobench/internal/sysmon"
 )
 
-// TestCLIRuntimeMonitor: every command with clients names
+// TestCLIRuntimeMonitor: every command with clients (those main may
+// re-execute) names
 // --runtime-monitor in its help, takes awake and default, and refuses
 // another value, from the flag or the environment, with exit status 2.
 // (That main does not re-execute when it is default is
 // internal/sysmon's TestStartSwitchedOff.)
 func TestCLIRuntimeMonitor(t *testing.T) {
-	for _, cmd := range []string{"run", "sweep", "rate", "validate"} {
-		r := cliRun(t, cmd, "-h")
+	for cmd := range clientCommands {
+		args := []string{cmd, "-h"}
+		if cmd == "experiment" {
+			args = []string{cmd, "lock-hold", "-h"}
+		}
+		r := cliRun(t, args...)
 		if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "-"+sysmon.Flag) || !strings.Contains(r.stdout+r.stderr, sysmon.Env) {
 			t.Errorf("%s -h does not name --%s and %s:\n%s", cmd, sysmon.Flag, sysmon.Env, r)
 		}
