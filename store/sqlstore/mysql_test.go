@@ -606,3 +606,43 @@ func TestUnionText(t *testing.T) {
 		t.Error("a locking check was put into a read transaction")
 	}
 }
+
+// TestMySQLWritesOption: the URL's writes option is taobench's, never
+// passed to the driver (which would set it as a session variable), and
+// other parameters pass as written; an unknown value is refused naming
+// the option and its values; writes=procedures on a server other than
+// MariaDB is refused at open.
+func TestMySQLWritesOption(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"mysql://u@h/db": false, "mysql://u@h/db?writes=statements": false,
+		"mysql://u@h/db?innodb_lock_wait_timeout=5&writes=procedures&time_zone=%27%2B00%3A00%27": true,
+	} {
+		u, _ := url.Parse(raw)
+		procs, err := mysqlWrites(u)
+		if err != nil || procs != want {
+			t.Errorf("%s: procedures %v (%v), want %v", raw, procs, err, want)
+		}
+		cfg, err := mysqlConfig(u)
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if _, ok := cfg.Params["writes"]; ok {
+			t.Errorf("%s: writes passed to the driver: %v", raw, cfg.Params)
+		}
+		if want && (cfg.Params["innodb_lock_wait_timeout"] != "5" || cfg.Params["time_zone"] != "'+00:00'") {
+			t.Errorf("%s: the other parameters changed: %v", raw, cfg.Params)
+		}
+	}
+	u, _ := url.Parse("mysql://u@h/db?writes=often")
+	if _, err := mysqlWrites(u); err == nil || !strings.Contains(err.Error(), "writes=often") || !strings.Contains(err.Error(), "writes=procedures") {
+		t.Errorf("writes=often: %v, want an error naming it and the values", err)
+	}
+	f := &fakeServer{version: "8.0.11-TiDB-v7.5.1"}
+	_, err := openMySQLConnector(context.Background(), f, mysql.NewConfig(), "mysql://fake/db", "", store.Options{Clients: 2}, true)
+	if err == nil || !strings.Contains(err.Error(), "writes=procedures is for MariaDB") {
+		t.Errorf("writes=procedures on TiDB: %v, want a refusal", err)
+	}
+	if f.sent("PROCEDURE") || f.sent("CREATE DATABASE") {
+		t.Errorf("writes=procedures on TiDB created something: %q", f.log)
+	}
+}
