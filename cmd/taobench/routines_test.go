@@ -36,9 +36,10 @@ func routinesOf(t *testing.T, admin *sql.DB, name string) []string {
 // TestMariaDBNoRoutines loads and runs workload a on a fresh MariaDB
 // database with no URL option: information_schema.routines lists no
 // routine of the database before or after, and the results say the writes
-// went statement by statement (JSON and text). With writes=procedures the
-// procedures are all in taobench's schema, none in the database, and the
-// results say so; a writes value taobench does not know exits 2.
+// went statement by statement (JSON and text). With writes=procedures,
+// check and info create nothing; a run's procedures are all in taobench's
+// schema, none in the database, and the results say so; a writes value
+// taobench does not know exits 2.
 func TestMariaDBNoRoutines(t *testing.T) {
 	adminURL := testenv.MySQLURL(t)
 	admin, _ := testenv.MySQLAdmin(t, adminURL)
@@ -95,6 +96,12 @@ func TestMariaDBNoRoutines(t *testing.T) {
 	q := u.Query()
 	q.Set("writes", "procedures")
 	u.RawQuery = q.Encode()
+	// Commands that only read what the database holds create nothing.
+	cliMust(t, "check", "--db", u.String())
+	cliMust(t, "info", "--db", u.String())
+	if got := routinesOf(t, admin, name); len(got) > 0 {
+		t.Errorf("check and info with writes=procedures created routines: %q", got)
+	}
 	out = filepath.Join(dir, "procedures.json")
 	cliMust(t, "run", "--db", u.String(), "--workload", "a", "--threads", "4", "--warmup", "0", "--duration", "1s", "--out", out)
 	got := routinesOf(t, admin, name)

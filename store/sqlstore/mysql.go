@@ -162,6 +162,11 @@ func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.C
 			return nil, fmt.Errorf("database URL %q: writes=procedures is for MariaDB, and the server is %s: "+
 				"drop writes=procedures from the URL (writes go statement by statement)", name, product)
 		}
+		if opts.MustExist {
+			// A command that only reads what the database holds (check,
+			// info, a replica's run) writes nothing and creates nothing.
+			return &DB{d: b.d, b: b, name: name, notes: notes, product: product}, nil
+		}
 		if err := ensureProcs(pctx, pool, cfg.DBName); err != nil {
 			pool.Close()
 			return nil, fmt.Errorf("database URL %q: writes=procedures: cannot create taobench's write procedures in schema %s (%s): "+
