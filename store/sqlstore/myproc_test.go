@@ -480,9 +480,9 @@ func TestMariaDBWriteProcedureConflicts(t *testing.T) {
 // BenchmarkMariaDBWrite runs, on one connection, the writes of workload a
 // that need a transaction: an object update with a version check, an update
 // of a bidirectional association (the inverse too), the same with an
-// existence check; statement by statement, through the slot procedures
-// ("slots") and through the single writes' shape procedures ("procedure",
-// the default).
+// existence check; statement by statement (the default), through the slot
+// procedures ("slots") and through the single writes' shape procedures
+// ("procedure"; both writes=procedures).
 // It reports per write the round trips (the client's writes to the
 // socket), the client's CPU and the server's (the connection's server
 // thread, /proc; the server must run on this machine).
@@ -494,7 +494,13 @@ func BenchmarkMariaDBWrite(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			db := openCounted(b, raw, mode)
 			m := db.b.(*myBackend)
-			needProcs(b, db)
+			if mode == "stepwise" {
+				if err := db.Setup(context.Background(), false); err != nil {
+					b.Fatal(err)
+				}
+			} else {
+				needProcs(b, db)
+			}
 			ctx := context.Background()
 			const n = 1000
 			payload := []byte("some payload of a few dozen bytes, as in workload a")
