@@ -38,7 +38,7 @@ import (
 // The procedures live in a schema of taobench's own (myRoutineSchema),
 // never in the benchmarked database: created there when a store opens with
 // writes=procedures, named after the database they write to (a hash of its
-// name, myProcTag; the name itself is each procedure's COMMENT), their
+// name, myProcTag; the name in hexadecimal is each procedure's COMMENT), their
 // statements naming that database's tables. Opening also drops the
 // procedures whose database no longer exists.
 //
