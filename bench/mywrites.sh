@@ -16,10 +16,17 @@
 # proportions); preconditioned, half of them writes with a version check.
 # The server must run on this machine.
 #
+# Writes go statement by statement unless the URL asks for procedures
+# (writes=procedures, docs/databases.md): Q and COMPARE_Q are the URL's
+# query for this checkout's build and for COMPARE, so that one build can
+# be compared with itself, e.g. COMPARE=$(command -v taobench)
+# COMPARE_Q=writes=procedures.
+#
 # Usage: bench/mywrites.sh
 # Environment: MY (default mysql://root@127.0.0.1:3306), COMPARE (required:
-# the build to compare with), WORKLOADS ("a aw preconditioned"), EDGES
-# (100000), THREADS (8), WARMUP (2), DURATION (10), ROUNDS (3), TAOBENCH.
+# the build to compare with), Q and COMPARE_Q (""), WORKLOADS ("a aw
+# preconditioned"), EDGES (100000), THREADS (8), WARMUP (2), DURATION (10),
+# ROUNDS (3), TAOBENCH.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need mysql python3 pgrep
@@ -36,6 +43,7 @@ hostport=${MY#mysql://}
 hostport=${hostport#*@}
 host=${hostport%:*} port=${hostport#*:}
 sql() { mysql -h "$host" -P "$port" -u root -e "$1"; }
+Q=${Q:-} COMPARE_Q=${COMPARE_Q:-}
 export SERVER WORK DB THREADS WARMUP DURATION HOST=$host PORT=$port
 trap 'sql "DROP DATABASE IF EXISTS $DB" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 build_taobench
@@ -45,7 +53,7 @@ sed 's/^name a$/name aw/; s/^operations .*/operations write:57 write_txn:1/' "$R
 echo "# $(machine)"
 "$COMPARE" load --db "$URL" --workload a --edges "$EDGES" >/dev/null
 
-# one BIN NAME WORKLOAD: one run; prints name, workload, throughput, write
+# one BIN NAME WORKLOAD QUERY: one run, the URL with QUERY; prints name, workload, throughput, write
 # and read system calls per request, server CPU per request: the whole
 # server's, and its threads' that served this run's connections (read from
 # information_schema.PROCESSLIST's TID as they appear, so other databases'
@@ -53,9 +61,9 @@ echo "# $(machine)"
 one() {
 	local w=$3
 	[[ $w == aw ]] && w=$WORK/aw.workload
-	python3 - "$1" "$2" "$3" "$w" <<'PY' || die "$2: taobench run failed: $(tail -3 "$WORK/err")"
+	python3 - "$1" "$2" "$3" "$w" "$URL${4:+?$4}" <<'PY' || die "$2: taobench run failed: $(tail -3 "$WORK/err")"
 import json, os, re, subprocess, sys, time
-bin, name, label, w = sys.argv[1:5]
+bin, name, label, w, url = sys.argv[1:6]
 env = os.environ
 server, hz = env["SERVER"], os.sysconf("SC_CLK_TCK")
 def ticks(path):
@@ -66,7 +74,7 @@ def ticks(path):
         return None
 out = env["WORK"] + "/r.json"
 c0 = ticks(f"/proc/{server}/stat")
-p = subprocess.Popen([bin, "run", "--db", env["URL"], "--workload", w, "--threads", env["THREADS"], "--warmup", env["WARMUP"],
+p = subprocess.Popen([bin, "run", "--db", url, "--workload", w, "--threads", env["THREADS"], "--warmup", env["WARMUP"],
                       "--duration", env["DURATION"], "--out", out, "--format", "json"],
                      stdout=subprocess.DEVNULL, stderr=open(env["WORK"] + "/err", "w"))
 io, first, last = "", {}, {}
@@ -100,7 +108,7 @@ PY
 echo "# $EDGES edges, $THREADS clients, ${WARMUP}s + ${DURATION}s; name, workload, throughput, system calls and server CPU per request"
 for r in $(seq 1 "$ROUNDS"); do
 	for w in $WORKLOADS; do
-		one "$COMPARE" compare "$w"
-		one "$TB" taobench "$w"
+		one "$COMPARE" compare "$w" "$COMPARE_Q"
+		one "$TB" taobench "$w" "$Q"
 	done
 done

@@ -29,6 +29,8 @@ type jsonRun struct {
 	Version       string    `json:"version"`
 	Revision      string    `json:"revision"`
 	NotApplied    []string  `json:"not_applied"`
+	// Client: how the driver talked to the database (client.go).
+	Client jsonClient `json:"client"`
 
 	jsonDriverRun // run_id, drivers, driver_indexes: driver_json.go
 }
@@ -160,6 +162,7 @@ func WriteJSON(w io.Writer, run *Run, exps []*Experiment) error {
 			Database: run.Database, Workload: run.Workload, GraphWorkload: run.GraphWorkload, GraphSeed: run.GraphSeed,
 			Seed: run.Seed, Edges: run.Edges,
 			Retries: run.Retries, Started: run.Started, Version: run.Version, Revision: run.Revision, NotApplied: run.NotApplied,
+			Client: jsonClient(run.Client),
 		}
 		doc.Run.jsonDriverRun = driverRunJSON(run)
 	} else {

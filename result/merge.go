@@ -30,8 +30,9 @@ type Named struct {
 // counting seconds from each process's own start of measurement. The
 // fidelity rows are left empty: they need the workload's targets, which the
 // caller recomputes from the merged counters. What runs do not share (the
-// database URL, request seed, start, version) is the first run's. The same
-// run given twice (same seed and start) is refused.
+// database URL, request seed, start, version) is the first run's. The
+// client (client.go) must be the same in every run that records one. The
+// same run given twice (same seed and start) is refused.
 func Merge(runs []Named) (*Doc, error) {
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("merge: no results to merge")
@@ -48,7 +49,12 @@ func Merge(runs []Named) (*Doc, error) {
 			return nil, err
 		}
 	}
+	client, err := mergeClient(runs)
+	if err != nil {
+		return nil, err
+	}
 	run := *first.Doc.Run
+	run.Client = client
 	out := &Doc{Run: &run}
 	for i := range first.Doc.Experiments {
 		var m *Experiment

@@ -28,6 +28,7 @@ func ReadJSON(r io.Reader) (*Doc, error) {
 		Database: doc.Run.Database, Workload: doc.Run.Workload, GraphWorkload: doc.Run.GraphWorkload,
 		GraphSeed: doc.Run.GraphSeed, Seed: doc.Run.Seed, Edges: doc.Run.Edges, Retries: doc.Run.Retries,
 		Started: doc.Run.Started, Version: doc.Run.Version, Revision: doc.Run.Revision, NotApplied: doc.Run.NotApplied,
+		Client: Client(doc.Run.Client),
 	}}
 	if err := driverRunFromJSON(doc.Run.jsonDriverRun, out.Run); err != nil {
 		return nil, err

@@ -116,6 +116,8 @@ type Run struct {
 	RunID         string
 	Drivers       int
 	DriverIndexes []int
+	// Client is how the driver talked to the database (client.go).
+	Client Client
 }
 
 // Doc is a whole run: what its experiments share, and each experiment's

@@ -53,9 +53,25 @@ func (s *Session) RunInfo(m Meta) *result.Run {
 		Version:       s.opts.Version,
 		Revision:      s.opts.Revision,
 		NotApplied:    na,
+		Client:        s.client(),
 	}
 	s.opts.Split.tag(info)
 	return info
+}
+
+// client is how the session's store talks to its database (the first
+// endpoint's, for several) and the runtime monitor the process runs with.
+func (s *Session) client() result.Client {
+	st := s.st
+	if _, ok := st.(store.ClientTeller); !ok && len(s.eps) > 0 {
+		st = s.eps[0].Store
+	}
+	var c store.Client
+	if t, ok := st.(store.ClientTeller); ok {
+		c = t.Client()
+	}
+	return result.Client{Writes: c.Writes, Reads: c.Reads, ExecMode: c.ExecMode, RuntimeMonitor: s.opts.RuntimeMonitor,
+		Pooler: c.Pooler, Routines: c.Routines}
 }
 
 func appendNew(list []string, add ...string) []string {

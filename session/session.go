@@ -104,6 +104,9 @@ type Options struct {
 	// (endpoints.go).
 	More    []string
 	Weights string
+	// RuntimeMonitor is the Go runtime's system monitor the process runs
+	// with ("awake" or "default", internal/sysmon), recorded in results.
+	RuntimeMonitor string
 }
 
 // Session is one database (or store) and the graph it holds.

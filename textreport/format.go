@@ -14,15 +14,16 @@ import (
 // whole run, so Experiment does nothing for it and Run writes the document.
 type Reporter struct {
 	Name string
-	// Experiment writes one finished experiment; nil for document formats.
-	Experiment func(w io.Writer, e *result.Experiment) error
+	// Experiment writes one finished experiment of run (nil: not known);
+	// nil for document formats.
+	Experiment func(w io.Writer, run *result.Run, e *result.Experiment) error
 	// Run writes the whole run; nil for streamed formats.
 	Run func(w io.Writer, run *result.Run, exps []*result.Experiment) error
 }
 
 // Reporters are the formats --format chooses from, by name.
 var Reporters = []Reporter{
-	{Name: "text", Experiment: WriteText},
+	{Name: "text", Experiment: WriteTextRun},
 	{Name: "json", Run: result.WriteJSON},
 }
 
@@ -62,7 +63,7 @@ func WriteReports(w io.Writer, reporters []Reporter, info *result.Run, done []*r
 	for _, r := range reporters {
 		switch {
 		case r.Experiment != nil && len(done) > 0:
-			if err := r.Experiment(w, done[len(done)-1]); err != nil {
+			if err := r.Experiment(w, info, done[len(done)-1]); err != nil {
 				return err
 			}
 		case r.Run != nil && final:

@@ -38,7 +38,11 @@ var brackets = []bracket{
 }
 
 // WriteText writes the summary of one experiment, ending with a blank line.
-func WriteText(w io.Writer, e *result.Experiment) error {
+func WriteText(w io.Writer, e *result.Experiment) error { return WriteTextRun(w, nil, e) }
+
+// WriteTextRun is WriteText with what the experiment's run recorded (nil:
+// nothing): the client's line after the original's.
+func WriteTextRun(w io.Writer, run *result.Run, e *result.Experiment) error {
 	s := e.Sum()
 	var b strings.Builder
 
@@ -59,6 +63,9 @@ func WriteText(w io.Writer, e *result.Experiment) error {
 	}
 	writeBracket(&b, "WRITE", s.Stats("write"))
 	b.WriteString("\n")
+	if run != nil && run.Client != (result.Client{}) {
+		b.WriteString("client: " + termsafe.Escape(run.Client.String()) + "\n")
+	}
 
 	if e.Interrupted {
 		fmt.Fprintf(&b, "interrupted: measured %s s of %s s\n", num(e.Measured.Seconds()), num(e.Duration.Seconds()))

@@ -233,7 +233,7 @@ func TestJSON(t *testing.T) {
 		t.Errorf("top-level keys %q", got)
 	}
 	r := doc["run"].(map[string]any)
-	if got, want := keys(r), sorted("database workload graph_workload graph_seed seed edges retries started version revision not_applied run_id drivers driver_indexes"); got != want {
+	if got, want := keys(r), sorted("database workload graph_workload graph_seed seed edges retries started version revision not_applied run_id drivers driver_indexes client"); got != want {
 		t.Errorf("run keys %q, want %q", got, want)
 	}
 	if r["database"] != run.Database || r["workload"] != "o" || r["seed"] != 7.0 || r["edges"] != 1000.0 ||

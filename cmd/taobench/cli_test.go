@@ -24,6 +24,7 @@ import (
 
 	"github.com/taobench/taobench/gencheck"
 	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/internal/sysmon"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
@@ -368,8 +369,9 @@ func cliCheckSummary(t *testing.T, s cliSummary) {
 // The key sets of docs/results.md, section "JSON (--out FILE)".
 var (
 	cliRunKeys = []string{"database", "workload", "seed", "edges", "retries", "started", "version", "revision", "not_applied", "graph_workload", "graph_seed",
-		"run_id", "drivers", "driver_indexes"}
-	cliExpKeys = []string{"threads", "warmup_s", "duration_s", "runtime_s", "measured_s", "interrupted", "ops",
+		"run_id", "drivers", "driver_indexes", "client"}
+	cliClientKeys = []string{"writes", "reads", "exec_mode", "runtime_monitor", "pooler", "routines"}
+	cliExpKeys    = []string{"threads", "warmup_s", "duration_s", "runtime_s", "measured_s", "interrupted", "ops",
 		"throughput", "failed", "attempts", "latency_us", "outcomes", "contention", "lost", "fidelity",
 		"service_us", "target_rate", "arrival", "scheduled", "not_issued", "rate_reached", "overtime", "no_service_s", "longest_no_service_s", "injected_us",
 		"started", "processes", "histograms", "counters", "timeline", "service_histograms", "injected_histograms",
@@ -412,7 +414,7 @@ func TestCLIJSONKeysDocumented(t *testing.T) {
 	if !ok {
 		t.Fatal(`docs/results.md has no "## JSON (` + "`--out FILE`" + `)" section`)
 	}
-	for _, set := range [][]string{cliTopKeys, cliRunKeys, cliExpKeys, cliLatencyNames, cliStatKeys,
+	for _, set := range [][]string{cliTopKeys, cliRunKeys, cliClientKeys, cliExpKeys, cliLatencyNames, cliStatKeys,
 		cliOutcomes, cliContention, cliLostKeys, cliLostSecKeys, cliHistKeys, cliCounterKeys, cliSecondKeys} {
 		for _, k := range set {
 			if !strings.Contains(jsonPart, "`"+k+"`") && !strings.Contains(jsonPart, `"`+k+`"`) &&
@@ -443,6 +445,7 @@ func cliReadJSON(t *testing.T, path string) cliDoc {
 	var d cliDoc
 	d.Run = cliObj(t, "run", top["run"])
 	cliKeys(t, "run", d.Run, cliRunKeys)
+	cliKeys(t, "run.client", cliObj(t, "run.client", d.Run["client"]), cliClientKeys)
 	if s, _ := d.Run["started"].(string); s != "" {
 		if _, err := time.Parse(time.RFC3339, s); err != nil {
 			t.Errorf("run.started %q is not RFC 3339: %v", s, err)
@@ -929,6 +932,12 @@ func TestCLIRunDefaultDatabase(t *testing.T) {
 	for k, want := range map[string]any{"database": "sqlite:" + dbPath, "workload": "o", "edges": 2000.0, "graph_seed": 1.0, "graph_workload": "o"} {
 		if doc.Run[k] != want {
 			t.Errorf("JSON run.%s = %v, want %v", k, doc.Run[k], want)
+		}
+	}
+	client, _ := doc.Run["client"].(map[string]any)
+	for k, want := range map[string]any{"writes": "statements", "reads": "statements", "exec_mode": "", "runtime_monitor": sysmon.State(), "pooler": "", "routines": ""} {
+		if client[k] != want {
+			t.Errorf("JSON run.client.%s = %v, want %v", k, client[k], want)
 		}
 	}
 	if seed, _ := doc.Run["seed"].(float64); seed <= 0 || !strings.Contains(r.stderr, fmt.Sprintf("give --seed %.0f to repeat them", seed)) {

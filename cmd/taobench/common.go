@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/internal/flagx"
+	"github.com/taobench/taobench/internal/sysmon"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
@@ -128,6 +129,9 @@ func loadWorkloads(e *env, names []string, inject bool) ([]*workload.Workload, e
 func openSession(ctx context.Context, e *env, dbURL string, opts session.Options) (*session.Session, error) {
 	if opts.Sink == nil {
 		opts.Sink = e.sink(nil, nil)
+	}
+	if opts.RuntimeMonitor == "" {
+		opts.RuntimeMonitor = sysmon.State()
 	}
 	return session.Open(ctx, dbURL, opts)
 }

@@ -3,9 +3,11 @@ package main
 import (
 	"flag"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/taobench/taobench/internal/flagx"
+	"github.com/taobench/taobench/internal/sysmon"
 	"github.com/taobench/taobench/outfile"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
@@ -73,6 +75,10 @@ func (s *graphSpec) of(w *workload.Workload, also ...*workload.Workload) session
 // sizes the runtime, --procs.
 type runSpec struct {
 	threads, retries, procs int
+	// monitor is --runtime-monitor, which main reads before any flag is
+	// parsed (sysmon.Start); registered here so that it is named in the
+	// help and checked.
+	monitor                 string
 	warmup, duration, drain time.Duration
 	seed                    uint64
 	seedGiven               bool
@@ -97,6 +103,10 @@ func (s *runSpec) register(fs *flag.FlagSet, d runDefaults) {
 	if d.procs {
 		fs.IntVar(&s.procs, "procs", 0, "Go scheduler threads (GOMAXPROCS); 0: one per 4 clients, at most the CPUs, unless GOMAXPROCS is set")
 	}
+	fs.StringVar(&s.monitor, sysmon.Flag, "", "the Go runtime's system monitor: "+sysmon.SettingAwake+" (taobench re-executes itself with "+
+		"GODEBUG=schedtrace=<24.8 days>, which keeps the monitor from its deep sleep: fewer thread wake-ups per request, docs/performance.md) or "+
+		sysmon.SettingDefault+" (the runtime as it is); the results record which (client.runtime_monitor). "+
+		"Default: $"+sysmon.Env+", else "+sysmon.DefaultSetting)
 }
 
 // check checks the values; threads says whether --threads and --duration
@@ -114,6 +124,10 @@ func (s *runSpec) check(cmd string, fs *flag.FlagSet, threads bool) error {
 		return badInput("%s: --drain must be positive", cmd)
 	case s.retries < 0:
 		return badInput("%s: --retries %d: give 0 or more", cmd, s.retries)
+	case flagx.Given(fs)[sysmon.Flag] && sysmon.Check(s.monitor, "--"+sysmon.Flag) != nil:
+		return badInputErr(fmt.Errorf("%s: %w", cmd, sysmon.Check(s.monitor, "--"+sysmon.Flag)))
+	case !flagx.Given(fs)[sysmon.Flag] && os.Getenv(sysmon.Env) != "" && sysmon.Check(os.Getenv(sysmon.Env), sysmon.Env) != nil:
+		return badInputErr(fmt.Errorf("%s: %w", cmd, sysmon.Check(os.Getenv(sysmon.Env), sysmon.Env)))
 	case s.procs < 0 || s.procs > maxProcs:
 		return badInput("%s: --procs %d: give 0 (sized to the clients) to %d: more scheduler threads than that only cost memory, as no run has more than %d clients", cmd, s.procs, maxProcs, run.MaxClients)
 	}

@@ -42,6 +42,11 @@ Usage:
 
 With no --db, taobench uses an embedded SQLite database at %s.
 Run "taobench COMMAND -h" for a command's flags. Docs: README.md and docs/.
+run, sweep, rate, validate and experiment re-execute taobench once with
+GODEBUG=schedtrace set to 24.8 days, which keeps the Go runtime's monitor thread
+awake (less client CPU per request): --runtime-monitor=default or
+TAOBENCH_RUNTIME_MONITOR=default turns it off; the results record which
+(client.runtime_monitor, docs/results.md).
 
 ` + exitCodesHelp
 
@@ -63,8 +68,8 @@ func badInput(format string, args ...any) error {
 func badInputErr(err error) error { return &exitError{exitBadInput, err} }
 
 func main() {
-	if len(os.Args) < 2 || os.Args[1] != "load" { // a load has no client to keep awake
-		sysmon.Awake() // first: may re-execute; see internal/sysmon
+	if len(os.Args) < 2 || clientCommands[os.Args[1]] { // the others have no client to keep awake
+		sysmon.Start(os.Args[1:]) // first: may re-execute (--runtime-monitor); see internal/sysmon
 	}
 	// SIGINT (Ctrl-C) and SIGTERM cancel the context with the signal as its
 	// cause: the command ends early, reports what it measured, and exits
@@ -82,6 +87,10 @@ func main() {
 	setProcs := func(n int) { runtime.GOMAXPROCS(n) }
 	os.Exit(mainWith(ctx, os.Args[1:], os.Stdout, os.Stderr, setProcs))
 }
+
+// clientCommands are the commands that run clients against a database,
+// and take --runtime-monitor (runSpec).
+var clientCommands = map[string]bool{"run": true, "sweep": true, "rate": true, "validate": true, "experiment": true}
 
 // commands are taobench's commands by name, each parsing its arguments.
 var commands = map[string]func(context.Context, *env, []string) error{

@@ -14,6 +14,11 @@
 // reads GODEBUG once, at start-up; so Awake re-executes the program once
 // with schedtrace set to its longest period (2^31-1 ms, 24.8 days), so that
 // the trace line it enables is never due while taobench runs.
+//
+// It is a switch (setting.go): --runtime-monitor=awake|default, or
+// TAOBENCH_RUNTIME_MONITOR, the flag winning; Start re-executes only for
+// awake, the default, and State tells the results which the process runs
+// with.
 package sysmon
 
 import (

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,20 +15,32 @@ import (
 	"github.com/taobench/taobench/tao"
 )
 
-// Writes in one round trip (MariaDB): stored procedures.
+// Writes in one round trip (MariaDB), when the URL asks for it
+// (writes=procedures): stored procedures.
 //
-// Statement by statement, a write that needs a transaction (a check, an
-// association with an inverse, a write transaction) costs START
-// TRANSACTION, each check, each statement and COMMIT: 4.1 round trips per
-// such write in workload a's mix. go-sql-driver/mysql cannot pipeline, so
-// the decisions between the statements (a check that fails, an update
-// that found no row and so writes no inverse, an upsert that met another
-// edge of a unique type) have to be the server's. On MariaDB a write goes
-// as one CALL of a stored procedure, a prepared statement: the server
-// parses the CALL once per connection and the procedure's body once per
-// connection (its routine cache), where an anonymous compound statement
-// was parsed on every write and cost the server more CPU than the round
-// trips saved (docs/performance.md).
+// By default a write that needs a transaction (a check, an association
+// with an inverse, a write transaction) goes statement by statement, as on
+// MySQL and TiDB and as an application runs it: START TRANSACTION, each
+// check, each statement and COMMIT, 4.1 round trips per such write in
+// workload a's mix. go-sql-driver/mysql cannot pipeline, and a
+// multi-statement query would not leave the server's work the same: its
+// statements go as text, parsed on every write, where the prepared
+// statements are parsed once per connection; and the decisions between
+// the statements (a check that fails, an update that found no row and so
+// writes no inverse, an upsert that met another edge of a unique type)
+// need each answer before the next statement. With writes=procedures a
+// write goes as one CALL of a stored procedure, a prepared statement: the
+// server parses the CALL once per connection and the procedure's body once
+// per connection (its routine cache), where an anonymous compound
+// statement was parsed on every write and cost the server more CPU than
+// the round trips saved (docs/performance.md).
+//
+// The procedures live in a schema of taobench's own (myRoutineSchema),
+// never in the benchmarked database: created there when a store opens with
+// writes=procedures, named after the database they write to (a hash of its
+// name, myProcTag; the name in hexadecimal is each procedure's COMMENT), their
+// statements naming that database's tables. Opening also drops the
+// procedures whose database no longer exists.
 //
 // The procedures hold the statements the statement-by-statement path runs
 // (dialect.go), with the procedure's parameters for placeholders, in one
@@ -43,16 +56,51 @@ import (
 // transaction calls the smallest of the slot procedures (myProcDDL: 2
 // check slots and 1, 2, 4 or 8 operation slots, unused ones NULL) that
 // holds it. Larger writes, writes with more checks, reads in a write
-// transaction and injected holds and failures go statement by statement,
-// as do MySQL's and TiDB's writes. The result set is read and closed
-// before the connection goes back to the pool, which reads the OK that
-// ends every CALL's reply.
+// transaction and injected holds and failures go statement by statement.
+// The result set is read and closed before the connection goes back to
+// the pool, which reads the OK that ends every CALL's reply.
 //
 // The procedures are created when the store opens (CREATE PROCEDURE IF NOT
-// EXISTS, names versioned by myProcVersion, so an older database gets the
-// ones this build calls). A user who may not create routines on a
-// database without them gets a note, and writes go statement by
-// statement.
+// EXISTS, names versioned by myProcVersion, so a schema holding older ones
+// gets the ones this build calls). A user who may not create them gets an
+// error saying which grant is missing, or to drop writes=procedures.
+
+// myRoutineSchema is the schema taobench creates its procedures in: its
+// own, so that nothing is added to the benchmarked database.
+const myRoutineSchema = "taobench_routines"
+
+// myProcTag names the procedures of database db: a 64-bit hash of its
+// name, so that any name (up to MariaDB's 64 characters, any character)
+// gives a short plain identifier.
+func myProcTag(db string) string {
+	h := fnv.New64a()
+	h.Write([]byte(db))
+	return fmt.Sprintf("tb_%016x", h.Sum64())
+}
+
+// qualify makes a statement's tables those of database db.
+func qualify(s, db string) string {
+	q := "`" + strings.ReplaceAll(db, "`", "``") + "`."
+	for _, t := range []string{"objects", "edges"} {
+		for _, kw := range []string{"FROM ", "INTO ", "UPDATE "} {
+			s = strings.ReplaceAll(s, kw+t+" ", kw+q+t+" ")
+		}
+	}
+	return s
+}
+
+// myProcComment is the COMMENT of database db's procedures: its name in
+// hexadecimal, as HEX(SCHEMA_NAME) spells it (no quoting to get wrong).
+func myProcComment(db string) string { return fmt.Sprintf("'%X'", db) }
+
+// myDialect is the MySQL dialect with database db's tables.
+func myDialect(db string) *dialect {
+	d := mysqlDialect()
+	for i := range d.stmts {
+		d.stmts[i] = qualify(d.stmts[i], db)
+	}
+	return d
+}
 
 // myProcSlots are the procedures' operation slots; myProcChecks their
 // check slots.
@@ -105,24 +153,25 @@ func myOpCode(k tao.Kind) int {
 	return 0
 }
 
-// myProcName is the name of the procedure of slots operation slots.
-func myProcName(slots int) string {
-	return fmt.Sprintf("taobench_write%d_v%d", slots, myProcVersion)
+// myProcName is the name of the procedure of slots operation slots of
+// the database of tag (myProcTag).
+func myProcName(tag string, slots int) string {
+	return fmt.Sprintf("%s_write%d_v%d", tag, slots, myProcVersion)
 }
 
 // myProcCall is the CALL of the procedure of slots operation slots.
-func myProcCall(slots int) string {
+func myProcCall(tag string, slots int) string {
 	n := myProcChecks*myCheckParams + slots*myOpParams
-	return "CALL " + myProcName(slots) + "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+	return "CALL " + myRoutineSchema + "." + myProcName(tag, slots) + "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
 }
 
 // myProcDDL is the CREATE PROCEDURE statement of the procedure of slots
-// operation slots. The statements are dialect.go's MySQL ones, the
-// parameters in place of the placeholders.
-func myProcDDL(slots int) string {
+// operation slots writing to database db. The statements are dialect.go's
+// MySQL ones, the parameters in place of the placeholders.
+func myProcDDL(db string, slots int) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("CREATE PROCEDURE IF NOT EXISTS %s(", myProcName(slots))
+	w("CREATE PROCEDURE IF NOT EXISTS %s.%s(", myRoutineSchema, myProcName(myProcTag(db), slots))
 	var params []string
 	for i := 1; i <= myProcChecks; i++ {
 		// kind: 1 object exists, 2 object at version, 3 association exists, 4 association at version
@@ -133,15 +182,15 @@ func myProcDDL(slots int) string {
 		params = append(params, fmt.Sprintf("o%dk TINYINT, o%da BIGINT, o%dt BIGINT, o%db BIGINT, o%dm BIGINT, "+
 			"o%dp VARCHAR(150), o%du BIGINT, o%di BIGINT, o%dw BIGINT", i, i, i, i, i, i, i, i, i))
 	}
-	w("%s)\nMODIFIES SQL DATA\nBEGIN\n", strings.Join(params, ", "))
+	w("%s)\nMODIFIES SQL DATA COMMENT %s\nBEGIN\n", strings.Join(params, ", "), myProcComment(db))
 	// k: the statement running touches an association (1) or an object (0).
 	w("DECLARE v BIGINT; DECLARE n BIGINT; DECLARE f BIGINT DEFAULT 0; DECLARE k TINYINT DEFAULT 0; DECLARE m VARCHAR(512);\n")
 	w("DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;\n") // a check's SELECT ... INTO that finds no row
 	w("DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN GET DIAGNOSTICS CONDITION 1 m = MESSAGE_TEXT; ROLLBACK; " +
 		"SET m = CONCAT(IF(k = 1, 'e:', 'o:'), m); RESIGNAL SET MESSAGE_TEXT = m; END;\n")
 	w("START TRANSACTION;\n")
-	objCheck := strings.Replace(verObj, "SELECT version ", "SELECT version INTO v ", 1) + " FOR UPDATE"
-	edgeCheck := strings.Replace(verEdge, "SELECT version ", "SELECT version INTO v ", 1) + " FOR UPDATE"
+	objCheck := qualify(strings.Replace(verObj, "SELECT version ", "SELECT version INTO v ", 1), db) + " FOR UPDATE"
+	edgeCheck := qualify(strings.Replace(verEdge, "SELECT version ", "SELECT version INTO v ", 1), db) + " FOR UPDATE"
 	for i := 1; i <= myProcChecks; i++ {
 		c := fmt.Sprintf("c%d", i)
 		w("IF %sk IS NOT NULL THEN SET v = NULL;\n", c)
@@ -150,7 +199,7 @@ func myProcDDL(slots int) string {
 		w("  IF v IS NULL OR %sk %% 2 = 0 AND v <> %sv THEN SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = %d, "+
 			"MESSAGE_TEXT = 'precondition failed'; END IF;\nEND IF;\n", c, c, myCheckFailed)
 	}
-	d := mysqlDialect()
+	d := myDialect(db)
 	unique := fmt.Sprintf("SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = %d, MESSAGE_TEXT = 'another association of a unique type'", myUniqueEdge)
 	for i := 1; i <= slots; i++ {
 		o := func(s string) string { return fmt.Sprintf("o%d%s", i, s) }
@@ -197,7 +246,8 @@ func fill(s string, names ...string) string {
 
 // myProcs are the prepared CALLs of the write procedures, by slot count.
 type myProcs struct {
-	ok     bool // the procedures exist (ensureProcs)
+	ok     bool   // the procedures exist (ensureProcs)
+	tag    string // their database's (myProcTag)
 	mu     sync.Mutex
 	calls  atomic.Pointer[[len(myProcSlots)]*sql.Stmt]
 	shapes [numShapes]atomic.Pointer[sql.Stmt]
@@ -216,23 +266,69 @@ func (p *myProcs) close() {
 	}
 }
 
-// ensureProcs creates the procedures where missing; it reports whether
-// they are there, and if not why.
-func ensureProcs(ctx context.Context, pool *sql.DB) error {
-	names := myProcNames()
+// ensureProcs creates database db's procedures where missing, in
+// taobench's schema, which it creates if need be; it first drops the
+// procedures there whose database no longer exists.
+func ensureProcs(ctx context.Context, pool *sql.DB, db string) error {
+	if _, err := pool.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+myRoutineSchema); err != nil {
+		return err
+	}
+	if err := dropOrphanProcs(ctx, pool); err != nil {
+		return err
+	}
+	tag := myProcTag(db)
+	names := myProcNames(tag)
 	var n int
-	err := pool.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = DATABASE() "+
+	err := pool.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = '"+myRoutineSchema+"' "+
 		"AND ROUTINE_TYPE = 'PROCEDURE' AND ROUTINE_NAME IN ('"+strings.Join(names, "', '")+"')").Scan(&n)
 	if err == nil && n == len(names) {
 		return nil
 	}
 	ddl := []string{}
 	for _, s := range myProcSlots {
-		ddl = append(ddl, myProcDDL(s))
+		ddl = append(ddl, myProcDDL(db, s))
 	}
-	forShapes(func(ck, op int, inverse bool) { ddl = append(ddl, myShapeDDL(ck, op, inverse)) })
+	forShapes(func(ck, op int, inverse bool) { ddl = append(ddl, myShapeDDL(db, ck, op, inverse)) })
 	for _, s := range ddl {
 		if _, err := pool.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dropOrphanProcs drops the procedures in taobench's schema whose
+// database no longer exists (dropped after a run with writes=procedures).
+func dropOrphanProcs(ctx context.Context, pool *sql.DB) error {
+	return dropProcsWhere(ctx, pool, "ROUTINE_COMMENT NOT IN (SELECT HEX(SCHEMA_NAME) FROM information_schema.SCHEMATA)")
+}
+
+// dropProcs drops database db's procedures from taobench's schema.
+func dropProcs(ctx context.Context, pool *sql.DB, db string) error {
+	return dropProcsWhere(ctx, pool, "ROUTINE_COMMENT = "+myProcComment(db))
+}
+
+func dropProcsWhere(ctx context.Context, pool *sql.DB, cond string) error {
+	rows, err := pool.QueryContext(ctx, "SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = '"+
+		myRoutineSchema+"' AND ROUTINE_TYPE = 'PROCEDURE' AND ROUTINE_NAME LIKE 'tb\\_%' AND "+cond)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, n := range names {
+		if _, err := pool.ExecContext(ctx, "DROP PROCEDURE IF EXISTS "+myRoutineSchema+".`"+strings.ReplaceAll(n, "`", "``")+"`"); err != nil {
 			return err
 		}
 	}
@@ -305,7 +401,7 @@ func (m *myBackend) calls(ctx context.Context) (*[len(myProcSlots)]*sql.Stmt, er
 	c := new([len(myProcSlots)]*sql.Stmt)
 	for j, s := range myProcSlots {
 		var err error
-		if c[j], err = m.write.PrepareContext(ctx, myProcCall(s)); err != nil {
+		if c[j], err = m.write.PrepareContext(ctx, myProcCall(m.procs.tag, s)); err != nil {
 			for _, p := range c[:j] {
 				p.Close()
 			}
@@ -421,12 +517,12 @@ func shapeUsed(ck, op int, inverse bool) bool {
 	return (ck > 0 || inverse) && (!inverse || op >= myEdgeAdd)
 }
 
-func myShapeName(ck, op int, inverse bool) string {
+func myShapeName(tag string, ck, op int, inverse bool) string {
 	inv := ""
 	if inverse {
 		inv = "i"
 	}
-	return fmt.Sprintf("taobench_w_c%d_o%d%s_v%d", ck, op, inv, myProcVersion)
+	return fmt.Sprintf("%s_c%d_o%d%s_v%d", tag, ck, op, inv, myProcVersion)
 }
 
 // myShapeParams are every shape procedure's parameters: the check's key
@@ -434,14 +530,14 @@ func myShapeName(ck, op int, inverse bool) string {
 // inverse's type and ukey.
 var myShapeParams = []string{"ca", "ct", "cb", "cv", "oa", "ot", "ob", "om", "op", "ou", "oi", "ow"}
 
-func myShapeCall(ck, op int, inverse bool) string {
-	return "CALL " + myShapeName(ck, op, inverse) + "(" + strings.TrimSuffix(strings.Repeat("?, ", len(myShapeParams)), ", ") + ")"
+func myShapeCall(tag string, ck, op int, inverse bool) string {
+	return "CALL " + myRoutineSchema + "." + myShapeName(tag, ck, op, inverse) + "(" + strings.TrimSuffix(strings.Repeat("?, ", len(myShapeParams)), ", ") + ")"
 }
 
-// myShapeDDL is the CREATE PROCEDURE statement of a shape. f, the one
-// result, is the operation's affected rows (an association add: 1
-// inserted, 2 overwritten).
-func myShapeDDL(ck, op int, inverse bool) string {
+// myShapeDDL is the CREATE PROCEDURE statement of a shape writing to
+// database db. f, the one result, is the operation's affected rows (an
+// association add: 1 inserted, 2 overwritten).
+func myShapeDDL(db string, ck, op int, inverse bool) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	params := make([]string, len(myShapeParams))
@@ -457,7 +553,8 @@ func myShapeDDL(ck, op int, inverse bool) string {
 		k = ck > 2
 	}
 	kind := map[bool]int{false: 0, true: 1}
-	w("CREATE PROCEDURE IF NOT EXISTS %s(%s)\nMODIFIES SQL DATA\nBEGIN\n", myShapeName(ck, op, inverse), strings.Join(params, ", "))
+	w("CREATE PROCEDURE IF NOT EXISTS %s.%s(%s)\nMODIFIES SQL DATA COMMENT %s\nBEGIN\n", myRoutineSchema, myShapeName(myProcTag(db), ck, op, inverse),
+		strings.Join(params, ", "), myProcComment(db))
 	w("DECLARE v BIGINT; DECLARE f BIGINT DEFAULT 0; DECLARE k TINYINT DEFAULT %d; DECLARE m VARCHAR(512);\n", kind[k])
 	if ck > 0 {
 		w("DECLARE CONTINUE HANDLER FOR NOT FOUND BEGIN END;\n")
@@ -467,9 +564,9 @@ func myShapeDDL(ck, op int, inverse bool) string {
 	w("START TRANSACTION;\n")
 	if ck > 0 {
 		if ck <= 2 {
-			w("%s;\n", fill(strings.Replace(verObj, "SELECT version ", "SELECT version INTO v ", 1)+" FOR UPDATE", "ca"))
+			w("%s;\n", fill(qualify(strings.Replace(verObj, "SELECT version ", "SELECT version INTO v ", 1), db)+" FOR UPDATE", "ca"))
 		} else {
-			w("%s;\n", fill(strings.Replace(verEdge, "SELECT version ", "SELECT version INTO v ", 1)+" FOR UPDATE", "ca", "ct", "cb"))
+			w("%s;\n", fill(qualify(strings.Replace(verEdge, "SELECT version ", "SELECT version INTO v ", 1), db)+" FOR UPDATE", "ca", "ct", "cb"))
 		}
 		cond := "v IS NULL"
 		if ck%2 == 0 {
@@ -480,7 +577,7 @@ func myShapeDDL(ck, op int, inverse bool) string {
 			w("SET k = %d;\n", kind[opEdge])
 		}
 	}
-	d := mysqlDialect()
+	d := myDialect(db)
 	unique := fmt.Sprintf("SIGNAL SQLSTATE '45000' SET MYSQL_ERRNO = %d, MESSAGE_TEXT = 'another association of a unique type'", myUniqueEdge)
 	inverseAdd := fill(d.stmts[sEdgeAdd], "ob", "oa", "oi", "om", "op", "ow") + "; IF ROW_COUNT() = 0 THEN " + unique + "; END IF"
 	switch op {
@@ -510,13 +607,14 @@ func myShapeDDL(ck, op int, inverse bool) string {
 	return b.String()
 }
 
-// myProcNames are the names of every write procedure.
-func myProcNames() []string {
+// myProcNames are the names of every write procedure of the database of
+// tag (myProcTag).
+func myProcNames(tag string) []string {
 	var names []string
 	for _, s := range myProcSlots {
-		names = append(names, myProcName(s))
+		names = append(names, myProcName(tag, s))
 	}
-	forShapes(func(ck, op int, inverse bool) { names = append(names, myShapeName(ck, op, inverse)) })
+	forShapes(func(ck, op int, inverse bool) { names = append(names, myShapeName(tag, ck, op, inverse)) })
 	return names
 }
 
@@ -569,7 +667,7 @@ func (m *myBackend) shapeCall(ctx context.Context, ck, op int, inverse bool) (*s
 	if s := m.procs.shapes[i].Load(); s != nil {
 		return s, nil
 	}
-	s, err := m.write.PrepareContext(ctx, myShapeCall(ck, op, inverse))
+	s, err := m.write.PrepareContext(ctx, myShapeCall(m.procs.tag, ck, op, inverse))
 	if err != nil {
 		return nil, err
 	}

@@ -29,7 +29,15 @@ func mysqlConfig(u *url.URL) (*mysql.Config, error) {
 	if db == "" || strings.Contains(db, "/") {
 		return nil, errors.New("no database name: use mysql://user:password@host:3306/database")
 	}
-	cfg, err := mysql.ParseDSN("/?" + u.RawQuery)
+	// taobench's own options are not the driver's, which would send them
+	// to the server as session variables; the others pass as written.
+	var params []string
+	for _, p := range strings.Split(u.RawQuery, "&") {
+		if k, _, _ := strings.Cut(p, "="); k != "writes" && p != "" {
+			params = append(params, p)
+		}
+	}
+	cfg, err := mysql.ParseDSN("/?" + strings.Join(params, "&"))
 	if err != nil {
 		return nil, fmt.Errorf("parameters: %w", err)
 	}
@@ -76,20 +84,42 @@ func openMySQL(ctx context.Context, u *url.URL, raw string, opts store.Options) 
 	if err != nil {
 		return nil, fmt.Errorf("database URL %q: %s", name, scrub(err.Error(), pw))
 	}
+	procs, err := mysqlWrites(u)
+	if err != nil {
+		return nil, fmt.Errorf("database URL %q: %s", name, err)
+	}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("database URL %q: %s", name, scrub(err.Error(), pw))
 	}
-	db, err := openMySQLConnector(ctx, conn, cfg, name, pw, opts)
+	db, err := openMySQLConnector(ctx, conn, cfg, name, pw, opts, procs)
 	if err != nil {
 		return nil, err
 	}
 	return db, nil
 }
 
+// mysqlWrites reads the URL's writes option: how writes that need a
+// transaction go. "statements" (the default) runs them statement by
+// statement, as an application does; "procedures" (MariaDB only) as one
+// CALL of a stored procedure taobench creates in a schema of its own
+// (myproc.go). It reports whether procedures were asked for.
+func mysqlWrites(u *url.URL) (bool, error) {
+	switch w := u.Query().Get("writes"); w {
+	case "", "statements":
+		return false, nil
+	case "procedures":
+		return true, nil
+	default:
+		return false, fmt.Errorf("writes=%s: unknown; use writes=statements (the default: statement by statement) "+
+			"or writes=procedures (MariaDB: one CALL per write, procedures in schema %s)", w, myRoutineSchema)
+	}
+}
+
 // openMySQLConnector opens the store over conn, a connector for cfg (tests
-// give a fake one).
-func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.Config, name, pw string, opts store.Options) (*DB, error) {
+// give a fake one); procs asks for writes through stored procedures
+// (writes=procedures, MariaDB only).
+func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.Config, name, pw string, opts store.Options, procs bool) (*DB, error) {
 	pool := sql.OpenDB(conn)
 	pool.SetMaxOpenConns(opts.Clients + 4)
 	pool.SetMaxIdleConns(opts.Clients + 4)
@@ -125,15 +155,25 @@ func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.C
 	// transaction already reads one snapshot, at its start timestamp.
 	b.plainReadTx = b.tidb
 	product := mysqlProduct(version, !b.tidb && galeraOn(pctx, pool))
-	if strings.HasPrefix(product, "MariaDB") {
-		// Writes that need a transaction go as one CALL (myproc.go).
-		if err := ensureProcs(pctx, pool); err != nil {
-			notes = append(notes, fmt.Sprintf("the stored procedures taobench writes through are missing and could not be created (%s): "+
-				"writes that need a transaction go statement by statement, about 4 round trips each instead of 1; "+
-				"run `taobench setup` once as a user allowed to CREATE ROUTINE on the database", scrub(err.Error(), pw)))
-		} else {
-			b.procs.ok = true
+	if procs {
+		// Only when asked for: by default no routine is created anywhere.
+		if !strings.HasPrefix(product, "MariaDB") {
+			pool.Close()
+			return nil, fmt.Errorf("database URL %q: writes=procedures is for MariaDB, and the server is %s: "+
+				"drop writes=procedures from the URL (writes go statement by statement)", name, product)
 		}
+		if opts.MustExist {
+			// A command that only reads what the database holds (check,
+			// info, a replica's run) writes nothing and creates nothing.
+			return &DB{d: b.d, b: b, name: name, notes: notes, product: product}, nil
+		}
+		if err := ensureProcs(pctx, pool, cfg.DBName); err != nil {
+			pool.Close()
+			return nil, fmt.Errorf("database URL %q: writes=procedures: cannot create taobench's write procedures in schema %s (%s): "+
+				"grant the user CREATE and CREATE ROUTINE on %s.*, or drop writes=procedures from the URL (writes go statement by statement)",
+				name, myRoutineSchema, scrub(err.Error(), pw), myRoutineSchema)
+		}
+		b.procs.ok, b.procs.tag = true, myProcTag(cfg.DBName)
 	}
 	return &DB{d: b.d, b: b, name: name, notes: notes, product: product}, nil
 }

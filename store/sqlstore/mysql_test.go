@@ -130,8 +130,6 @@ func (c *fakeConn) QueryContext(_ context.Context, q string, _ []driver.NamedVal
 		return &fakeRows{cols: []string{"VERSION()"}, row: []driver.Value{c.f.version}, sets: 1}, nil
 	case strings.HasPrefix(q, "START TRANSACTION READ ONLY"):
 		return nil, tidbNoop
-	case strings.Contains(q, "information_schema.ROUTINES"): // the write procedures exist
-		return &fakeRows{cols: []string{"COUNT(*)"}, row: []driver.Value{int64(len(myProcNames()))}, sets: 1}, nil
 	case strings.HasPrefix(q, "(SELECT "): // a UNION ALL read transaction
 		return &fakeRows{cols: []string{"i", "a", "b", "c", "d"}, sets: 1}, nil
 	}
@@ -205,7 +203,7 @@ func TestTiDBReadTxn(t *testing.T) {
 			t.Run(version+"/"+mode, func(t *testing.T) {
 				f := &fakeServer{version: version}
 				cfg := mysql.NewConfig()
-				db, err := openMySQLConnector(context.Background(), f, cfg, "mysql://fake/db", "", store.Options{Clients: 2})
+				db, err := openMySQLConnector(context.Background(), f, cfg, "mysql://fake/db", "", store.Options{Clients: 2}, false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -261,8 +259,24 @@ func (c countingConn) Write(p []byte) (int, error) {
 }
 
 // openCounted opens a MySQL store on raw whose connections count their
-// writes, with one connection.
+// writes, with one connection; modes "procedure" and "slots" open it with
+// writes=procedures (a test on a server other than MariaDB is skipped).
 func openCounted(t testing.TB, raw string, mode string) *DB {
+	t.Helper()
+	procs := mode == "procedure" || mode == "slots"
+	db, err := openCountedErr(t, raw, procs)
+	if err != nil && procs && strings.Contains(err.Error(), "is for MariaDB") {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	setMode(db, mode)
+	return db
+}
+
+// openCountedErr is openCounted's open, its error returned.
+func openCountedErr(t testing.TB, raw string, procs bool) (*DB, error) {
 	t.Helper()
 	countingOnce.Do(func() {
 		mysql.RegisterDialContext("taobench-count", func(ctx context.Context, addr string) (net.Conn, error) {
@@ -287,14 +301,23 @@ func openCounted(t testing.TB, raw string, mode string) *DB {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db, err := openMySQLConnector(context.Background(), conn, cfg, store.Redact(raw), "", store.Options{Clients: 1})
+	db, err := openMySQLConnector(context.Background(), conn, cfg, store.Redact(raw), "", store.Options{Clients: 1}, procs)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { db.Close() })
-	setMode(db, mode)
-	db.b.(*myBackend).read.SetMaxOpenConns(1)
-	return db
+	m := db.b.(*myBackend)
+	t.Cleanup(func() {
+		if procs {
+			// The procedures live outside the test's database, which the
+			// test drops: drop them too.
+			if err := dropProcs(context.Background(), m.write, cfg.DBName); err != nil {
+				t.Errorf("dropping the test's procedures: %v", err)
+			}
+		}
+		db.Close()
+	})
+	m.read.SetMaxOpenConns(1)
+	return db, nil
 }
 
 func execReq(t testing.TB, db *DB, req *tao.Request) tao.Result {
@@ -453,7 +476,7 @@ func BenchmarkMySQLReadTxn(b *testing.B) {
 				b.Fatal(err)
 			}
 			conn, _ := mysql.NewConnector(cfg)
-			db, err := openMySQLConnector(context.Background(), conn, cfg, raw, "", store.Options{Clients: 16})
+			db, err := openMySQLConnector(context.Background(), conn, cfg, raw, "", store.Options{Clients: 16}, false)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -581,5 +604,45 @@ func TestUnionText(t *testing.T) {
 	}
 	if err := (&myText{m: m}).add(sObjCheck, []any{int64(1)}); err == nil {
 		t.Error("a locking check was put into a read transaction")
+	}
+}
+
+// TestMySQLWritesOption: the URL's writes option is taobench's, never
+// passed to the driver (which would set it as a session variable), and
+// other parameters pass as written; an unknown value is refused naming
+// the option and its values; writes=procedures on a server other than
+// MariaDB is refused at open.
+func TestMySQLWritesOption(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"mysql://u@h/db": false, "mysql://u@h/db?writes=statements": false,
+		"mysql://u@h/db?innodb_lock_wait_timeout=5&writes=procedures&time_zone=%27%2B00%3A00%27": true,
+	} {
+		u, _ := url.Parse(raw)
+		procs, err := mysqlWrites(u)
+		if err != nil || procs != want {
+			t.Errorf("%s: procedures %v (%v), want %v", raw, procs, err, want)
+		}
+		cfg, err := mysqlConfig(u)
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if _, ok := cfg.Params["writes"]; ok {
+			t.Errorf("%s: writes passed to the driver: %v", raw, cfg.Params)
+		}
+		if want && (cfg.Params["innodb_lock_wait_timeout"] != "5" || cfg.Params["time_zone"] != "'+00:00'") {
+			t.Errorf("%s: the other parameters changed: %v", raw, cfg.Params)
+		}
+	}
+	u, _ := url.Parse("mysql://u@h/db?writes=often")
+	if _, err := mysqlWrites(u); err == nil || !strings.Contains(err.Error(), "writes=often") || !strings.Contains(err.Error(), "writes=procedures") {
+		t.Errorf("writes=often: %v, want an error naming it and the values", err)
+	}
+	f := &fakeServer{version: "8.0.11-TiDB-v7.5.1"}
+	_, err := openMySQLConnector(context.Background(), f, mysql.NewConfig(), "mysql://fake/db", "", store.Options{Clients: 2}, true)
+	if err == nil || !strings.Contains(err.Error(), "writes=procedures is for MariaDB") {
+		t.Errorf("writes=procedures on TiDB: %v, want a refusal", err)
+	}
+	if f.sent("PROCEDURE") || f.sent("CREATE DATABASE") {
+		t.Errorf("writes=procedures on TiDB created something: %q", f.log)
 	}
 }

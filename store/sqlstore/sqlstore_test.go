@@ -2,7 +2,9 @@ package sqlstore_test
 
 import (
 	"context"
+	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/taobench/taobench/internal/testenv"
@@ -41,5 +43,43 @@ func TestMySQL(t *testing.T) {
 	admin := testenv.MySQLURL(t)
 	storetest.Run(t, func(t *testing.T) store.Database {
 		return open(t, testenv.FreshMySQL(t, admin))
+	})
+}
+
+// TestMariaDBProcedures is TestMySQL's conformance with writes=procedures
+// (MariaDB only); each test's procedures are dropped from taobench's
+// schema with its database.
+func TestMariaDBProcedures(t *testing.T) {
+	adminURL := testenv.MySQLURL(t)
+	admin, _ := testenv.MySQLAdmin(t, adminURL)
+	var version string
+	if err := admin.QueryRow("SELECT VERSION()").Scan(&version); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(version, "MariaDB") {
+		t.Skipf("the server is not MariaDB (%s)", version)
+	}
+	storetest.Run(t, func(t *testing.T) store.Database {
+		raw := testenv.FreshMySQL(t, adminURL)
+		u, _ := url.Parse(raw)
+		name := strings.TrimPrefix(u.Path, "/")
+		t.Cleanup(func() {
+			rows, err := admin.Query("SELECT ROUTINE_NAME FROM information_schema.ROUTINES WHERE ROUTINE_SCHEMA = 'taobench_routines' AND ROUTINE_COMMENT = HEX(?)", name)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			var names []string
+			for rows.Next() {
+				var n string
+				rows.Scan(&n)
+				names = append(names, n)
+			}
+			rows.Close()
+			for _, n := range names {
+				admin.Exec("DROP PROCEDURE IF EXISTS taobench_routines." + n)
+			}
+		})
+		return open(t, raw+"?writes=procedures")
 	})
 }
