@@ -4,6 +4,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/taobench/taobench/gencheck"
@@ -152,4 +153,39 @@ func TestHolm(t *testing.T) {
 	if gencheck.Tested(rows) != 4 {
 		t.Errorf("Tested = %d, want 4", gencheck.Tested(rows))
 	}
+}
+
+// TestTableShowsHolm: the table validate prints gives each tested row its
+// level and Holm p under their headings, and "-" for a skipped one.
+func TestTableShowsHolm(t *testing.T) {
+	rows := []gencheck.Row{{Name: "a", Categories: 3, N: 100, DF: 2, P: 0.0001}, {Name: "b", Categories: 3, N: 100, DF: 2, P: 0.3}, {Name: "c", Skipped: true}}
+	gencheck.Correct(rows, 0.001)
+	var b strings.Builder
+	if failed := gencheck.WriteTable(&b, rows); failed != 1 {
+		t.Errorf("%d failed, want 1", failed)
+	}
+	lines := strings.Split(b.String(), "\n")
+	for i, want := range [][]string{
+		{"distribution", "p-value", "level", "Holm p", "result"},
+		{"a", "0.0001", "0.0005", "0.0002", "FAIL"},
+		{"b", "0.3000", "0.001", "0.3000", "pass"},
+		{"c", "-", "-", "skipped"},
+	} {
+		if got := strings.Fields(lines[i]); !containsInOrder(got, want) {
+			t.Errorf("line %d %q, want %q in order", i, lines[i], want)
+		}
+	}
+}
+
+func containsInOrder(fields, want []string) bool {
+	line := " " + strings.Join(fields, " ") + " "
+	at := 0
+	for _, w := range want {
+		i := strings.Index(line[at:], " "+w+" ")
+		if i < 0 {
+			return false
+		}
+		at += i + len(w) + 1
+	}
+	return true
 }

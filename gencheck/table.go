@@ -11,7 +11,7 @@ import (
 // it to and its Holm-adjusted p-value, which passes at chisquare.Alpha.
 func WriteTable(w io.Writer, rows []Row) (failed int) {
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "distribution\tcategories\tobserved\tchi-square\tdf\tp-value\tresult\t")
+	fmt.Fprintln(tw, "distribution\tcategories\tobserved\tchi-square\tdf\tp-value\tlevel\tHolm p\tresult\t")
 	for _, r := range rows {
 		verdict := "pass"
 		switch {
