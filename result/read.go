@@ -8,6 +8,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/taobench/taobench/internal/jsonerr"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/tao"
 )
@@ -24,7 +25,7 @@ func ReadJSON(r io.Reader) (*Doc, error) {
 	var doc jsonDoc
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("not a taobench results document: %w", jsonError(data, err))
+		return nil, fmt.Errorf("not a taobench results document: %w", jsonerr.Explain(data, err))
 	}
 	if doc.Run.Workload == "" {
 		return nil, fmt.Errorf("not a taobench results document: no run.workload")

@@ -1,4 +1,8 @@
-package result
+// Package jsonerr says why JSON did not decode in taobench's words, for
+// the readers of files a user hands taobench (results files, original
+// TAOBench workload lines): where, what was found and what was wanted,
+// never encoding/json's Go type names.
+package jsonerr
 
 import (
 	"bytes"
@@ -11,10 +15,11 @@ import (
 	"time"
 )
 
-// jsonError says in taobench's words why data did not decode: where (line,
-// column, the key's path such as run.edges), what was found and what was
-// expected, never the decoder's Go type names (result.jsonDoc, int64).
-func jsonError(data []byte, err error) error {
+// Explain says in taobench's words why data did not decode (err, from
+// encoding/json): where (line, column, the key's path such as run.edges),
+// what was found and what was expected, never the decoder's Go type names
+// (result.jsonDoc, int64).
+func Explain(data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
 	var pe *time.ParseError
@@ -24,7 +29,7 @@ func jsonError(data []byte, err error) error {
 		if where == "" {
 			where = "the document"
 		}
-		return fmt.Errorf("%s at %s: found %s, want %s", where, position(data, te.Offset), te.Value, jsonKind(te.Type))
+		return fmt.Errorf("%s at %s: found %s, want %s", where, position(data, te.Offset), te.Value, Kind(te.Type))
 	case errors.As(err, &se):
 		return fmt.Errorf("not valid JSON at %s: %s", position(data, se.Offset), se.Error())
 	case errors.Is(err, io.EOF):
@@ -50,8 +55,9 @@ func position(data []byte, off int64) string {
 	return fmt.Sprintf("line %d, column %d", line, max(col, 1))
 }
 
-// jsonKind names what a value of Go type t is in JSON, for a person.
-func jsonKind(t reflect.Type) string {
+// Kind names what a value of Go type t is in JSON, for a person: "a whole
+// number", "an array".
+func Kind(t reflect.Type) string {
 	if t == nil {
 		return "another value"
 	}
@@ -74,7 +80,7 @@ func jsonKind(t reflect.Type) string {
 	case reflect.Struct, reflect.Map:
 		return "an object"
 	case reflect.Pointer:
-		return jsonKind(t.Elem())
+		return Kind(t.Elem())
 	}
 	return "another value"
 }
