@@ -65,6 +65,8 @@ func TestRefusedCommandCreatesNoFile(t *testing.T) {
 		{"run", "--edges", "5", "--duration", "1s"},
 		{"sweep", "--edges", "5", "--duration", "1s", "--max-steps", "1"},
 		{"validate", "--edges", "5", "--duration", "1s", "--threads", "1"},
+		{"experiment", "lock-hold", "--edges", "5", "--duration", "1s"},
+		{"experiment", "compare", "--workload", "t1", "--workload", "t3", "--edges", "5", "--duration", "1s"},
 	} {
 		dir := filepath.Join(t.TempDir(), "new")
 		path := filepath.Join(dir, "t.db")
