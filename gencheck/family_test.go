@@ -46,7 +46,7 @@ func correctWorkloads(t *testing.T) []*workload.Workload {
 // 2000 --seed S` passes every correct workload at seeds 1 to 50. Each
 // distribution tested at 0.001 alone, without a correction for the number
 // tested, correct workloads failed at two of these seeds (p 0.00085 and
-// 0.00082; with 10 to 19 tests a seed, up to 1% to 2% of seeds fail).
+// 0.00082; with up to 19 tests a seed, up to 1.9% of seeds fail).
 func TestCorrectWorkloadPassesEverySeed(t *testing.T) {
 	t.Parallel()
 	for _, w := range correctWorkloads(t) {
