@@ -158,7 +158,11 @@ func (e *ValueError) Error() string {
 	case e.Err != nil:
 		return fmt.Sprintf("--%s %s: %v", e.Flag, e.Got, e.Err)
 	}
-	return fmt.Sprintf("--%s: want %s, got %s", e.Flag, e.Want, e.Got)
+	got := e.Got
+	if got == "" {
+		got = `""`
+	}
+	return fmt.Sprintf("--%s: want %s, got %s", e.Flag, e.Want, got)
 }
 
 func (e *ValueError) Unwrap() error { return e.Err }

@@ -107,6 +107,7 @@ func TestParseValueErrors(t *testing.T) {
 		{[]string{"--drop=yes please"}, "--drop: want true or false, got yes please"},
 		{[]string{"--max", "200"}, "--max 200: give a percentage from 0 to 100"},
 		{[]string{"--threads"}, "--threads needs a value: want a whole number from 1 to 8"},
+		{[]string{"--threads="}, `--threads: want a whole number from 1 to 8, got ""`},
 	} {
 		fs, _ := newFS()
 		err := Parse(fs, c.args, forms)
