@@ -10,10 +10,10 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Alpha is the significance level: a distribution passes when its p-value is
-// at least Alpha. It is small because a dozen distributions are tested at
-// once and a false alarm on any of them fails the whole validation: at 0.001
-// a correct generator fails one of twelve tests in about 1% of seeds.
+// Alpha is the significance level: a fidelity row passes when its p-value is
+// at least Alpha. The generator's check (gencheck) tests a dozen or more
+// distributions as one family and holds the family's false-alarm rate to
+// Alpha by Holm's correction (gencheck.Correct).
 const Alpha = 0.001
 
 // MinExpected is the smallest expected count a category may have on its own;

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/taobench/taobench/chisquare"
 	"math"
+	"sort"
 
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
@@ -19,9 +20,15 @@ type Row struct {
 	ChiSquare  float64
 	DF         int
 	P          float64
-	Pass       bool // P >= Alpha
-	Skipped    bool // nothing to test: df < 1 or the distribution is absent
-	Note       string
+	// Threshold is the level Holm's step gives P by its rank among the
+	// rows tested (chisquare.Alpha / (m - rank), the smallest P first), and
+	// AdjustedP is P corrected for the m rows tested: Pass is AdjustedP >=
+	// chisquare.Alpha (see Correct).
+	Threshold float64
+	AdjustedP float64
+	Pass      bool
+	Skipped   bool // nothing to test: df < 1 or the distribution is absent
+	Note      string
 }
 
 // Counts are what generated requests contained, by the value drawn.
@@ -185,7 +192,47 @@ func Compare(w *workload.Workload, c *Counts) []Row {
 	if c.ObjectWrites != nil {
 		rows = append(rows, c.ObjectWrites.row("object_write_popularity", "obj_update of loaded objects"))
 	}
+	Correct(rows, chisquare.Alpha)
 	return rows
+}
+
+// Tested is how many of rows were tested (not skipped): the size of the
+// family Correct corrects for.
+func Tested(rows []Row) int {
+	m := 0
+	for _, r := range rows {
+		if !r.Skipped {
+			m++
+		}
+	}
+	return m
+}
+
+// Correct applies Holm's step-down correction (Holm–Bonferroni) to the
+// rows tested, so that a correct generator fails any of them with chance at
+// most alpha in all (the family-wise false-alarm rate), not alpha each: a
+// dozen distributions each tested at alpha fail a correct workload about a
+// dozen times as often. The rows' p-values, smallest first, are held to
+// alpha/m, alpha/(m-1), ..., alpha; once one passes its level, every later
+// one passes. Each row's AdjustedP is the smallest family rate at which it
+// would fail: max over the rows up to its rank of min(1, (m-rank) p).
+func Correct(rows []Row, alpha float64) {
+	var order []int
+	for i := range rows {
+		if !rows[i].Skipped {
+			order = append(order, i)
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return rows[order[a]].P < rows[order[b]].P })
+	m := len(order)
+	adj := 0.0
+	for rank, i := range order {
+		r := &rows[i]
+		r.Threshold = alpha / float64(m-rank)
+		adj = max(adj, min(1, float64(m-rank)*r.P))
+		r.AdjustedP = adj
+		r.Pass = adj >= alpha
+	}
 }
 
 // row tests observed counts by value against d. Values d does not list
@@ -234,7 +281,7 @@ func row[T comparable](name string, d workload.Dist[T], obs map[T]int64, note st
 		r.Note = joinNote(r.Note, "too few observations or categories to test")
 		return r
 	}
-	r.Pass = r.P >= chisquare.Alpha
+	r.Pass = r.P >= chisquare.Alpha // until Correct sets it for the family
 	return r
 }
 

@@ -1,12 +1,14 @@
 package result
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math"
 	"time"
 
+	"github.com/taobench/taobench/internal/jsonerr"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/tao"
 )
@@ -16,10 +18,14 @@ import (
 // rounded figures beside them. Errors say what is missing or wrong; a
 // document written before histograms were kept cannot be read.
 func ReadJSON(r io.Reader) (*Doc, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
 	var doc jsonDoc
-	dec := json.NewDecoder(r)
+	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
-		return nil, fmt.Errorf("not a taobench results document: %v", err)
+		return nil, fmt.Errorf("not a taobench results document: %w", jsonerr.Explain(data, err))
 	}
 	if doc.Run.Workload == "" {
 		return nil, fmt.Errorf("not a taobench results document: no run.workload")

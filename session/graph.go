@@ -32,6 +32,21 @@ type GraphSpec struct {
 	LoadThreads int
 }
 
+// Check refuses, before the database is opened, a graph spec the command
+// would refuse only after opening it (a new SQLite file would be left
+// behind): --edges given that spec.Workload's graph cannot be sized to.
+// Without --edges the database's graph may be used whatever the default
+// would give, so nothing is checked.
+func (spec GraphSpec) Check() error {
+	if !spec.EdgesGiven || spec.Workload == nil {
+		return nil
+	}
+	if _, err := graph.New(spec.Workload, GraphSeed, spec.Edges); err != nil {
+		return badInputErr(err)
+	}
+	return nil
+}
+
 // Graph returns the graph the session's database holds and the workload it
 // was loaded with, loading spec.Workload's graph first when it
 // holds none. A database holds one graph, loaded once; a run takes its
@@ -144,6 +159,25 @@ type LoadSpec struct {
 	Started time.Time
 }
 
+// Check refuses spec as Load would, before the database is opened, so a
+// refused load leaves nothing behind (no new SQLite file): command name n.
+func (spec LoadSpec) Check(n string) error {
+	_, err := spec.graph(n)
+	return err
+}
+
+// graph is the graph spec loads, or why it cannot be loaded.
+func (spec LoadSpec) graph(n string) (*graph.Graph, error) {
+	if spec.Part.Many() && spec.Drop {
+		return nil, badInput("%s: --drop with --driver %s would drop the rows the other loaders are writing: drop the old graph once first (a fresh database, or DROP TABLE objects, edges, taobench_meta, taobench_counter), then start every loader without --drop", n, spec.Part)
+	}
+	g, err := graph.New(spec.Workload, spec.Seed, spec.Edges)
+	if err != nil {
+		return nil, badInputErr(err)
+	}
+	return g, nil
+}
+
 // Load loads the graph of spec into the session's database: nothing when
 // it holds it already, the rest of an interrupted load, or one part of a
 // graph several loaders load together.
@@ -152,12 +186,9 @@ func (s *Session) Load(ctx context.Context, spec LoadSpec) error {
 	if spec.Part.N() == 0 {
 		spec.Part = fleet.Single
 	}
-	if spec.Part.Many() && spec.Drop {
-		return badInput("%s: --drop with --driver %s would drop the rows the other loaders are writing: drop the old graph once first (a fresh database, or DROP TABLE objects, edges, taobench_meta, taobench_counter), then start every loader without --drop", n, spec.Part)
-	}
-	g, err := graph.New(spec.Workload, spec.Seed, spec.Edges)
+	g, err := spec.graph(n)
 	if err != nil {
-		return badInputErr(err)
+		return err
 	}
 	db, err := s.needDatabase()
 	if err != nil {

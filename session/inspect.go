@@ -273,8 +273,10 @@ func CheckGenerator(out io.Writer, w *workload.Workload, edges int64, requests i
 	if err != nil {
 		return badInputErr(err)
 	}
-	failed := gencheck.WriteTable(out, gencheck.Run(w, g, requests, seed))
-	fmt.Fprintf(out, "%d requests of workload %s; a distribution passes when p >= %g\n", requests, w.Name, chisquare.Alpha)
+	rows := gencheck.Run(w, g, requests, seed)
+	failed := gencheck.WriteTable(out, rows)
+	fmt.Fprintf(out, "%d requests of workload %s; %d distributions tested: a distribution passes when its Holm-adjusted p >= %g (Holm–Bonferroni: p-values, smallest first, held to the levels shown until one passes), so a correct workload fails with chance at most %g in all (docs/workloads.md)\n",
+		requests, w.Name, gencheck.Tested(rows), chisquare.Alpha, chisquare.Alpha)
 	if failed > 0 {
 		return fmt.Errorf("validate: %d distribution(s) differ from the workload's weights", failed)
 	}

@@ -68,7 +68,7 @@ func TestValidateEveryBuiltin(t *testing.T) {
 		t.Run(in.Name, func(t *testing.T) {
 			w := builtin(t, in.Name)
 			var out bytes.Buffer
-			if err := session.CheckGenerator(&out, w, 200_000, 1_000_000, 1); err != nil || !strings.Contains(out.String(), "1000000 requests of workload "+in.Name) {
+			if err := session.CheckGenerator(&out, w, 200_000, 1_000_000, 1); err != nil || !strings.Contains(out.String(), "1000000 requests of workload "+in.Name) || !strings.Contains(out.String(), "Holm p") {
 				t.Errorf("CheckGenerator %s: %v, want none over 1 M requests\n%s", in.Name, err, out.String())
 			}
 			v := validate(t, sqlite(t), w, 50_000, 3)

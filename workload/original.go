@@ -3,12 +3,14 @@ package workload
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"unicode"
 
+	"github.com/taobench/taobench/internal/jsonerr"
 	"github.com/taobench/taobench/tao"
 )
 
@@ -181,10 +183,16 @@ func jsonText(v any) string {
 }
 
 // jsonError is a decoding error for a message: an unknown key, which
-// encoding/json quotes in full, is quoted like quote. The other messages of
+// encoding/json quotes in full, is quoted like quote; a value of the wrong
+// kind says what was wanted, in words (jsonerr.Kind). The other messages of
 // encoding/json quote at most a character.
 func jsonError(err error) string {
 	const prefix = "json: unknown field "
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		// Not encoding/json's words, which name Go types.
+		return fmt.Sprintf("key %s is %s, want %s", quote(te.Field), te.Value, jsonerr.Kind(te.Type))
+	}
 	msg := err.Error()
 	if k, ok := strings.CutPrefix(msg, prefix); ok {
 		if key, uerr := strconv.Unquote(k); uerr == nil {

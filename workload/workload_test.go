@@ -516,11 +516,17 @@ func TestOriginalErrors(t *testing.T) {
 		{"shard counts differ", 7, `{"name": "remote_shards", "weights": [3, 2]}`, 8, "remote_shards", "2 shards but primary_shards has 3"},
 		{"zero txn size", 1, `{"name": "write_txn_sizes", "values": [0, 2], "weights": [1, 1]}`, 2, "write_txn_sizes", "size 0"},
 		{"raw length", 9, `{"name": "errors", "values": ["success"], "weights": [1, 0]}`, 10, "errors", "1 values but 2 weights"},
+		// encoding/json's words name Go types ("Go struct field .name of type
+		// string"): the key and what it wants instead.
+		{"number as the name", 2, `{"name": 5, "values": ["other"], "weights": [1]}`, 3, "", `key "name" is number, want a string`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := ParseOriginal(strings.NewReader(withLine(origLines, c.i, c.text)), "w.json")
 			wantError(t, err, "w.json", c.line, c.field, c.inMsg)
+			if err != nil && strings.Contains(err.Error(), "Go ") {
+				t.Errorf("%v: names Go types", err)
+			}
 		})
 	}
 }

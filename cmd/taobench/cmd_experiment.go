@@ -13,6 +13,7 @@ import (
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/workload"
 )
 
 // The paper's experiments (TAOBench §5-§6), one command each: a ladder of
@@ -108,8 +109,15 @@ func (f *expFlags) parse(e *env, args []string) error {
 // paper opens the database and runs one of the paper's experiments
 // (do), printing each step as it starts, then writes --out. Ctrl-C stops
 // it with the steps done so far.
-func (f *expFlags) paper(ctx context.Context, e *env, do func(*session.Session, session.Ladder) (*session.Paper, error)) error {
+//
+// first is the first step's workload, whose graph an empty database gets:
+// an --edges it cannot be sized to is refused before the open, which would
+// create a new SQLite file.
+func (f *expFlags) paper(ctx context.Context, e *env, first *workload.Workload, do func(*session.Session, session.Ladder) (*session.Paper, error)) error {
 	n := "experiment " + f.name
+	if err := (session.GraphSpec{Workload: first, Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven}).Check(); err != nil {
+		return err
+	}
 	e.sizeProcs(0, f.rs.threads)
 	sink := e.sink(func(i, k int, label string, x run.Experiment) {
 		fmt.Fprintf(e.stderr, "step %d of %d: %s: %d threads, warmup %v, duration %v%s, request timeout %v, retries %d\n",
@@ -152,7 +160,7 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return f.paper(ctx, e, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
+	return f.paper(ctx, e, base, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
 		return s.LockHold(ctx, l, base, hs, e.stdout)
 	})
 }
@@ -179,7 +187,7 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 	if !session.HasVersionPredicate(base) {
 		return badInput("experiment precondition-wait: workload %s draws no write_version or read_version precondition, so no write would wait; use --workload preconditioned or add one", base.Name)
 	}
-	return f.paper(ctx, e, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
+	return f.paper(ctx, e, base, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
 		return s.PreconditionWait(ctx, l, base, "waits "+*waits, ws, e.stdout)
 	})
 }
@@ -218,7 +226,7 @@ func compare(ctx context.Context, e *env, f *expFlags, name string, wls []string
 	if err != nil {
 		return err
 	}
-	return f.paper(ctx, e, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
+	return f.paper(ctx, e, ws[0], func(s *session.Session, l session.Ladder) (*session.Paper, error) {
 		return s.Compare(ctx, l, name, ws, e.stdout)
 	})
 }

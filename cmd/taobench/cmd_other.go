@@ -42,12 +42,17 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	spec := session.LoadSpec{Workload: w, Seed: *seed, Edges: gr.edges, Threads: gr.loadThreads, Drop: *drop, Part: ld, Started: e.launched}
+	// Refused before the open, which would create a new SQLite file.
+	if err := spec.Check("load"); err != nil {
+		return err
+	}
 	s, err := openSession(ctx, e, db.URL, session.Options{Name: "load", Clients: gr.loadThreads, MetricsAddr: *metricsAddr, More: db.More, Weights: db.Weights})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	return s.Load(ctx, session.LoadSpec{Workload: w, Seed: *seed, Edges: gr.edges, Threads: gr.loadThreads, Drop: *drop, Part: ld, Started: e.launched})
+	return s.Load(ctx, spec)
 }
 
 func cmdValidate(ctx context.Context, e *env, args []string) error {
@@ -104,6 +109,9 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 // validateDB checks a database against the workload (session.Validate),
 // one row per figure, failing when any row fails.
 func validateDB(ctx context.Context, e *env, dbURL, metricsAddr string, gr graphSpec, cfg run.Config, x run.Experiment, out *outfile.Results) error {
+	if err := gr.of(cfg.Workload).Check(); err != nil {
+		return err
+	}
 	s, err := openSession(ctx, e, dbURL, session.Options{Name: "validate", Clients: x.Threads, MetricsAddr: metricsAddr})
 	if err != nil {
 		return err

@@ -118,6 +118,9 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if alone {
 		db.URL = ts.Replicas[0]
 	}
+	if err := gr.of(w).Check(); err != nil {
+		return err
+	}
 	s, err := openSession(ctx, e, db.URL, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, MetricsAddr: outs.metricsAddr, ReadOnly: alone, More: db.More, Weights: db.Weights})
 	if err != nil {
 		return err

@@ -79,6 +79,9 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 		}
 		return p.outF.WriteRun(p.info, done, final)
 	})
+	if err := f.gr.of(w).Check(); err != nil {
+		return nil, err
+	}
 	s, err := openSession(ctx, e, f.db.URL, session.Options{Name: c, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr, More: f.db.More, Weights: f.db.Weights})
 	if err != nil {
 		return nil, err

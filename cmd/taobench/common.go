@@ -44,16 +44,25 @@ func defaultDB() string { return "sqlite:" + defaultDBPath() }
 // parse parses a command's flags, mapping their errors to exit status 2.
 // The command's flags travel in a *usageError: realMain prints them to its
 // stdout for -h and to its stderr after a flag error.
+//
+// A value a flag refuses, or a flag given twice, is said in one line that
+// names the flag and the form it wants (flagForms), without the usage: it
+// would bury the line. An unknown flag comes with the usage, which lists
+// the flags there are.
 func parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(io.Discard)
 	if err := flagx.GivenTwice(fs, args); err != nil {
-		return &exitError{exitBadInput, &usageError{fmt.Errorf("%s: %v", fs.Name(), err), flagx.Usage(fs)}}
+		return &exitError{exitBadInput, fmt.Errorf("%s: %v", fs.Name(), err)}
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
+	if err := flagx.Parse(fs, args, flagForms()); err != nil {
+		var ve *flagx.ValueError
+		switch {
+		case errors.Is(err, flag.ErrHelp):
 			return &usageError{errHelp, flagx.Usage(fs)}
+		case errors.As(err, &ve):
+			return &exitError{exitBadInput, fmt.Errorf("%s: %v (taobench %s -h lists the flags)", fs.Name(), err, fs.Name())}
 		}
-		return &exitError{2, &usageError{fmt.Errorf("%s: %v", fs.Name(), err), flagx.Usage(fs)}}
+		return &exitError{exitBadInput, &usageError{fmt.Errorf("%s: %v", fs.Name(), err), flagx.Usage(fs)}}
 	}
 	if fs.NArg() > 0 {
 		return &exitError{2, &usageError{fmt.Errorf("%s: unexpected argument %q (flags start with --)", fs.Name(), fs.Arg(0)), flagx.Usage(fs)}}

@@ -210,7 +210,7 @@ func TestExperimentBadInput(t *testing.T) {
 		{[]string{"experiment", "lock-hold", "--db", db, "--holds", "0,5"}, `"5" is not a duration`},
 		{[]string{"experiment", "lock-hold", "--db", db, "--holds", "2m"}, "give holds from 0 to 1m0s"},
 		{[]string{"experiment", "lock-hold", "--db", db, "--threads", "0"}, "--threads 0: give 1 to"},
-		{[]string{"experiment", "lock-hold", "--db", db, "--timeout", "-1s"}, `invalid value "-1s" for flag -timeout`},
+		{[]string{"experiment", "lock-hold", "--db", db, "--timeout", "-1s"}, `experiment lock-hold: --timeout -1s: `},
 		{[]string{"experiment", "lock-hold", "--db", db, "--out", "/nonexistent/dir/x.json"}, "the directory /nonexistent/dir does not exist"},
 		{[]string{"experiment", "compare", "--db", db, "--workload", "t1"}, "give two or more --workload flags"},
 		{[]string{"experiment", "lock-hold", "--db", db, "--rate", "-5"}, "--rate: rate -5"},

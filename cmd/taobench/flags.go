@@ -29,6 +29,29 @@ const metricsAddrHelp = "serve Prometheus metrics at http://HOST:PORT/metrics wh
 
 const dbHelp = "database `URL`: sqlite:PATH, postgres://…, mysql://…"
 
+// flagForms are the forms the flags of package flag's types want, by name,
+// for their messages when a value does not parse (flagx.Parse): "--threads:
+// want a whole number from 1 to 4096, got 1.5". The checks of the specs
+// below say the same of values that parse but are out of range.
+func flagForms() map[string]string {
+	return map[string]string{
+		"threads":           fmt.Sprintf("a whole number from 1 to %d", run.MaxClients),
+		"edges":             fmt.Sprintf("a whole number from 1 to %d", int64(maxEdges)),
+		"load-threads":      "a whole number from 1 to 1024",
+		"retries":           "a whole number, 0 or more",
+		"procs":             fmt.Sprintf("a whole number from 0 (sized to the clients) to %d", maxProcs),
+		"seed":              "a whole number from 0 to 18446744073709551615",
+		"rate":              fmt.Sprintf("a rate in requests per second from 0 (closed loop) to %g", float64(run.MaxRate)),
+		"start":             "a rate in requests per second above 0",
+		"factor":            "a number above 1",
+		"precision":         "a percentage above 0",
+		"requests":          "a whole number, 1 or more",
+		"max-probes":        "a whole number, 1 or more",
+		"max-steps":         "a whole number, 1 or more",
+		"client-cache-size": "a whole number of entries",
+	}
+}
+
 // dbSpec is --db; where a command spreads its clients over several
 // endpoints, given again, and --db-weights (session.DBFlag registers them).
 type dbSpec = session.DBFlag

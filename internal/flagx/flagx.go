@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Repeatable is a flag.Value that may be given more than once (a list,
@@ -134,3 +136,117 @@ func (l List[T]) Set(s string) error {
 
 // Repeatable lets GivenTwice accept the flag more than once.
 func (l List[T]) Repeatable() bool { return true }
+
+// ValueError is a value a flag refused, in taobench's words: the flag, the
+// form it wants and the value given, without the whole usage.
+type ValueError struct {
+	Flag string // without dashes
+	Want string // the form wanted: "a whole number from 1 to 4096"
+	Got  string // the value given
+	// Err is the refusal of a flag of taobench's own type, which says
+	// what it wants itself; Want is then empty.
+	Err     error
+	Missing bool // the flag came last, with no value
+}
+
+func (e *ValueError) Error() string {
+	switch {
+	case e.Missing && e.Want != "":
+		return fmt.Sprintf("--%s needs a value: want %s", e.Flag, e.Want)
+	case e.Missing:
+		return fmt.Sprintf("--%s needs a value", e.Flag)
+	case e.Err != nil:
+		return fmt.Sprintf("--%s %s: %v", e.Flag, e.Got, e.Err)
+	}
+	got := e.Got
+	if got == "" {
+		got = `""`
+	}
+	return fmt.Sprintf("--%s: want %s, got %s", e.Flag, e.Want, got)
+}
+
+func (e *ValueError) Unwrap() error { return e.Err }
+
+// Parse parses args into fs as fs.Parse does, but returns a value a flag
+// refuses as a *ValueError: package flag's own words ("invalid value "1.5"
+// for flag -threads: parse error", "value out of range") name neither the
+// form wanted nor the fix. A flag of one of package flag's types wants
+// forms[name], or else the form of its type ("a whole number"); one of
+// taobench's own types (flag.Var) says what it wants in its error. Other
+// errors (an unknown flag, -h) are fs.Parse's.
+func Parse(fs *flag.FlagSet, args []string, forms map[string]string) error {
+	var refused *ValueError
+	saved := map[*flag.Flag]flag.Value{}
+	fs.VisitAll(func(f *flag.Flag) {
+		saved[f] = f.Value
+		f.Value = &checked{Value: f.Value, name: f.Name, want: wantOf(f.Value, forms[f.Name]), refused: &refused}
+	})
+	err := fs.Parse(args)
+	for f, v := range saved {
+		f.Value = v
+	}
+	if err == nil {
+		return nil
+	}
+	if refused != nil {
+		return refused
+	}
+	const needs = "flag needs an argument: -"
+	if name, ok := strings.CutPrefix(err.Error(), needs); ok {
+		if f := fs.Lookup(name); f != nil {
+			return &ValueError{Flag: name, Want: wantOf(f.Value, forms[name]), Missing: true}
+		}
+	}
+	return err
+}
+
+// checked is a flag's value while Parse parses: it keeps the first value
+// refused, in taobench's words.
+type checked struct {
+	flag.Value
+	name, want string
+	refused    **ValueError
+}
+
+func (c *checked) Set(s string) error {
+	err := c.Value.Set(s)
+	if err != nil && *c.refused == nil {
+		e := &ValueError{Flag: c.name, Want: c.want, Got: s}
+		if c.want == "" {
+			e.Err = err
+		}
+		*c.refused = e
+	}
+	return err
+}
+
+// IsBoolFlag keeps a boolean flag's value optional.
+func (c *checked) IsBoolFlag() bool {
+	b, ok := c.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// wantOf is the form a flag of package flag's types wants: form when
+// given, else its type's; "" for taobench's own types, whose errors say.
+func wantOf(v flag.Value, form string) string {
+	g, ok := v.(flag.Getter)
+	if !ok || reflect.TypeOf(v).Kind() != reflect.Pointer || reflect.TypeOf(v).Elem().PkgPath() != "flag" {
+		return ""
+	}
+	if form != "" {
+		return form
+	}
+	switch g.Get().(type) {
+	case int, int64:
+		return "a whole number"
+	case uint, uint64:
+		return "a whole number, 0 or more"
+	case float64:
+		return "a number"
+	case bool:
+		return "true or false"
+	case time.Duration:
+		return "a duration such as 30s or 2m"
+	}
+	return ""
+}

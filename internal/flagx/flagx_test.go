@@ -1,7 +1,9 @@
 package flagx
 
 import (
+	"errors"
 	"flag"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -76,5 +78,52 @@ func TestList(t *testing.T) {
 	}
 	if err := fs.Parse(args); err != nil || !slices.Equal(got, []int{2, 4}) {
 		t.Errorf("%v, %v; want [2 4]", err, got)
+	}
+}
+
+// TestParseValueErrors: Parse returns a value a flag refuses as a
+// ValueError naming the flag, the form wanted and the value given, and
+// leaves every flag's own value in place after (a caller may type-assert
+// it).
+func TestParseValueErrors(t *testing.T) {
+	newFS := func() (*flag.FlagSet, *Percent) {
+		fs := flag.NewFlagSet("x", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		fs.Int("threads", 1, "")
+		fs.Uint64("seed", 0, "")
+		fs.Bool("drop", false, "")
+		var p float64
+		pct := &Percent{P: &p}
+		fs.Var(pct, "max", "")
+		return fs, pct
+	}
+	forms := map[string]string{"threads": "a whole number from 1 to 8"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--threads", "1.5"}, "--threads: want a whole number from 1 to 8, got 1.5"},
+		{[]string{"--seed", "-1"}, "--seed: want a whole number, 0 or more, got -1"},
+		{[]string{"--drop=yes please"}, "--drop: want true or false, got yes please"},
+		{[]string{"--max", "200"}, "--max 200: give a percentage from 0 to 100"},
+		{[]string{"--threads"}, "--threads needs a value: want a whole number from 1 to 8"},
+		{[]string{"--threads="}, `--threads: want a whole number from 1 to 8, got ""`},
+	} {
+		fs, _ := newFS()
+		err := Parse(fs, c.args, forms)
+		var ve *ValueError
+		if !errors.As(err, &ve) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want a ValueError saying %q", c.args, err, c.want)
+		}
+	}
+	fs, pct := newFS()
+	if err := Parse(fs, []string{"--drop", "--max", "5", "--threads", "3"}, forms); err != nil {
+		t.Fatal(err)
+	}
+	if fs.Lookup("max").Value != flag.Value(pct) || *pct.P != 5 || fs.Lookup("threads").Value.String() != "3" || fs.Lookup("drop").Value.String() != "true" {
+		t.Errorf("values after Parse: max %T %v, threads %v, drop %v", fs.Lookup("max").Value, *pct.P, fs.Lookup("threads").Value, fs.Lookup("drop").Value)
+	}
+	if err := Parse(fs, []string{"--frob"}, forms); err == nil || errors.As(err, new(*ValueError)) {
+		t.Errorf("unknown flag: %v, want package flag's error", err)
 	}
 }

@@ -147,6 +147,8 @@ func explainOpen(code int, path, dir string, dirOK bool, free int64) string {
 			return fmt.Sprintf("cannot create the database in %s: the directory is not writable (permissions, or a read-only file system); make it writable or give a path in a writable directory", dir)
 		}
 		return fmt.Sprintf("cannot open %s: check that it is a regular file taobench may read and write", path)
+	case sqliteNotADB:
+		return fmt.Sprintf("%s is not an SQLite database (taobench leaves it as it is): give the path of a new file, or of a database taobench loaded, e.g. --db sqlite:%s", path, filepath.Join(dir, "taobench.db"))
 	case sqliteIOErr, sqliteFull:
 		if 0 <= free && free < fullBelow {
 			return fmt.Sprintf("the disk holding %s is full (%d bytes free): free space there or give a path on another disk", dir, free)
@@ -192,6 +194,7 @@ const (
 	sqliteIOErr         = 10
 	sqliteFull          = 13
 	sqliteCantOpen      = 14
+	sqliteNotADB        = 26
 	sqliteConstraintPK  = 1555
 	sqliteConstraintUnq = 2067
 )

@@ -105,3 +105,34 @@ func TestSQLiteReadOnlyDir(t *testing.T) {
 		t.Fatalf("got %v; want it to name %s as not writable", err, dir)
 	}
 }
+
+// TestSQLiteNotADatabase: a file that is not an SQLite database (SQLite's
+// "file is not a database (26)") is refused at open, naming the file,
+// saying what it is not and to give another path; the file is left as it
+// was.
+func TestSQLiteNotADatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "notes.txt")
+	text := []byte(strings.Repeat("not a database, the user's own notes\n", 40))
+	if err := os.WriteFile(path, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, mustExist := range []bool{false, true} {
+		s, err := store.Default.Open(context.Background(), "sqlite:"+path, store.Options{MustExist: mustExist})
+		if err == nil {
+			s.Close()
+			t.Fatalf("MustExist %v: opened a text file as a database", mustExist)
+		}
+		for _, want := range []string{path + " is not an SQLite database", "give the path of a new file", "--db sqlite:"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("MustExist %v: %v\ndoes not say %q", mustExist, err, want)
+			}
+		}
+	}
+	if got, err := os.ReadFile(path); err != nil || string(got) != string(text) {
+		t.Errorf("the file changed: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("files beside it: %v", entries)
+	}
+}
