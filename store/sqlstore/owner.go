@@ -121,6 +121,11 @@ func (db *DB) refuse(h *holding) error {
 	if len(f) == 0 {
 		return nil
 	}
+	// Tables first, as the schema names them; then indexes.
+	order := append([]string{"objects", "edges", "taobench_meta", "taobench_counter"}, append(db.d.indexNames, db.d.statsNames...)...)
+	slices.SortStableFunc(f, func(a, b dbObject) int {
+		return slices.Index(order, strings.ToLower(a.name)) - slices.Index(order, strings.ToLower(b.name))
+	})
 	names := make([]string, len(f))
 	for i, o := range f {
 		names[i] = o.String()
