@@ -125,8 +125,11 @@ func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.C
 	// transaction already reads one snapshot, at its start timestamp.
 	b.plainReadTx = b.tidb
 	product := mysqlProduct(version, !b.tidb && galeraOn(pctx, pool))
-	if strings.HasPrefix(product, "MariaDB") {
-		// Writes that need a transaction go as one CALL (myproc.go).
+	db := &DB{d: b.d, b: b, name: name, product: product}
+	// Writes that need a transaction go as one CALL (myproc.go). No
+	// procedure is created where names taobench needs hold the user's
+	// tables: Setup and Meta refuse that database (owner.go).
+	if strings.HasPrefix(product, "MariaDB") && !db.foreignHeld(pctx) {
 		if err := ensureProcs(pctx, pool); err != nil {
 			notes = append(notes, fmt.Sprintf("the stored procedures taobench writes through are missing and could not be created (%s): "+
 				"writes that need a transaction go statement by statement, about 4 round trips each instead of 1; "+
@@ -135,7 +138,8 @@ func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.C
 			b.procs.ok = true
 		}
 	}
-	return &DB{d: b.d, b: b, name: name, notes: notes, product: product}, nil
+	db.notes = notes
+	return db, nil
 }
 
 // isTiDB reports whether a MySQL-protocol server's VERSION() is TiDB's,

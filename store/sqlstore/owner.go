@@ -145,6 +145,13 @@ func (db *DB) refuse(h *holding) error {
 		db.name, strings.Join(names, ", "), fix)}
 }
 
+// foreignHeld reports whether names taobench needs hold what taobench did
+// not create; false when that cannot be read (Setup and Meta then say why).
+func (db *DB) foreignHeld(ctx context.Context) bool {
+	h, err := db.holding(ctx)
+	return err == nil && len(h.foreign()) > 0
+}
+
 // holding looks which of the names taobench needs exist and which of them
 // are taobench's. It only reads.
 func (db *DB) holding(ctx context.Context) (*holding, error) {
