@@ -273,6 +273,18 @@ func TestOwnershipOwnSchema(t *testing.T) {
 		if got := e.rows(t, "users"); fmt.Sprint(got) != fmt.Sprint(users) {
 			t.Errorf("the user's table users changed: %v, was %v", got, users)
 		}
+
+		// The user drops taobench's objects and makes a table of that
+		// name: the record names objects, but this one is not taobench's.
+		e.exec(t, "DROP TABLE objects", ownUserTables[0], ownUserTables[1])
+		before := e.snapshot(t)
+		r := cliRun(t, "load", "--drop", "--db", e.url, "--edges", "500")
+		if msg := strings.Join(srvErrorLines(r.stderr), "\n"); r.code != 2 || !strings.Contains(msg, "holds objects (table)") || strings.Contains(msg, "edges (table)") {
+			t.Errorf("want exit 2 naming objects as not taobench's:\n%s", r)
+		}
+		if after := e.snapshot(t); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("load --drop changed the database:\nbefore %v\nafter  %v", before, after)
+		}
 	})
 }
 

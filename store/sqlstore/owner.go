@@ -211,8 +211,10 @@ func (db *DB) holding(ctx context.Context) (*holding, error) {
 	}
 	switch {
 	case h.meta[ownerKey] == ownerName:
+		// A recorded table is still taobench's only with its columns:
+		// one the user dropped and created again under the name is not.
 		for _, t := range strings.Split(h.meta[ownerTablesKey], ",") {
-			h.owned[t] = true
+			h.owned[t] = shape[t]
 		}
 		h.owned["taobench_meta"] = true
 	case len(h.meta) == 0 || legacyRecord(h.meta):
