@@ -71,6 +71,8 @@ func (s *Session) Graph(ctx context.Context, spec GraphSpec) (*graph.Graph, *wor
 	g, loaded, err := bulkload.Loaded(ctx, db)
 	graphOf := w
 	switch {
+	case errors.Is(err, store.ErrForeignSchema):
+		return nil, nil, setupErr(n, err)
 	case s.opts.ReadOnly && err != nil:
 		return nil, nil, badInput("%s: replica %s: %v: load the graph on the primary (taobench load --db PRIMARY) and let the replica replay it", n, s.url, err)
 	case errors.Is(err, bulkload.ErrNoGraph):
@@ -199,7 +201,7 @@ func (s *Session) Load(ctx context.Context, spec LoadSpec) error {
 	}
 	meta, err := db.Meta(ctx)
 	if err != nil {
-		return fmt.Errorf("%s: reading what %s holds: %w", n, s.url, err)
+		return setupErr(n, fmt.Errorf("reading what %s holds: %w", s.url, err))
 	}
 	if len(meta) > 0 {
 		if err := g.CheckMeta(meta); err != nil {
@@ -223,10 +225,11 @@ func (s *Session) Load(ctx context.Context, spec LoadSpec) error {
 
 // setupErr is a failed Setup's error for the command named n (Setup's
 // errors name the URL). A read-only server is the wrong target, as an
-// unreachable one is: bad input, not a failed run.
+// unreachable one is, and so is a database whose tables are not
+// taobench's: bad input, not a failed run.
 func setupErr(n string, err error) error {
 	err = fmt.Errorf("%s: %w", n, err)
-	if errors.Is(err, store.ErrReadOnly) {
+	if errors.Is(err, store.ErrReadOnly) || errors.Is(err, store.ErrForeignSchema) {
 		return badInputErr(err)
 	}
 	return err

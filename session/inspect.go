@@ -141,6 +141,9 @@ func (s *Session) Recorded(ctx context.Context) (map[string]string, error) {
 		return nil, err
 	}
 	meta, err := db.Meta(ctx)
+	if errors.Is(err, store.ErrForeignSchema) {
+		return nil, setupErr(s.opts.Name, err)
+	}
 	if err != nil || len(meta) == 0 {
 		return nil, badInput("%s: %s holds no taobench graph: load one with taobench load --db URL", s.opts.Name, s.url)
 	}

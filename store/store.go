@@ -31,6 +31,12 @@ type Store interface {
 // not the database that failed.
 var ErrReadOnly = errors.New("the server is read-only")
 
+// ErrForeignSchema is what a Database's error is (errors.Is) when a name
+// taobench needs (a table, an index) is taken in the database by something
+// taobench did not create: the user's own tables. taobench then creates and
+// drops nothing, and the fix is another database (or schema) for it.
+var ErrForeignSchema = errors.New("the database holds tables taobench did not create")
+
 // Database is a Store that keeps a graph: it has a schema, loads rows in
 // bulk, remembers which graph it holds and can check the graph's invariants.
 type Database interface {
@@ -40,11 +46,14 @@ type Database interface {
 	// schemas by hand.
 	Schema() []string
 	// Setup creates the schema where absent; with drop it first removes
-	// everything taobench created.
+	// everything taobench created. Before its first change it refuses,
+	// with ErrForeignSchema, a database where a name it needs holds
+	// something taobench did not create: it never alters or drops that.
 	Setup(ctx context.Context, drop bool) error
 
 	// Meta returns the recorded key/value description of the loaded graph;
-	// empty when nothing was loaded.
+	// empty when nothing was loaded. Like Setup it refuses, with
+	// ErrForeignSchema, tables taobench did not create.
 	Meta(ctx context.Context) (map[string]string, error)
 	// SetMeta records kv, replacing keys already there.
 	SetMeta(ctx context.Context, kv map[string]string) error

@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 
+	"cloud.google.com/go/spanner"
+	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
+
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -20,4 +23,38 @@ func Finish(ctx context.Context, res *tao.Result, code string, edge bool) {
 		}
 	}
 	panic("no gRPC code " + code)
+}
+
+// DDL runs schema statements on db, as an operator would.
+func DDL(ctx context.Context, db any, stmts ...string) error {
+	for _, s := range stmts {
+		if err := db.(*DB).ddl(ctx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Statements returns db's schema as Spanner prints it.
+func Statements(ctx context.Context, db any) ([]string, error) {
+	d := db.(*DB)
+	resp, err := d.admin.GetDatabaseDdl(ctx, &databasepb.GetDatabaseDdlRequest{Database: d.path})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Statements, nil
+}
+
+// Insert writes one row with the client, as the user's program would.
+func Insert(ctx context.Context, db any, table string, cols []string, vals []any) error {
+	_, err := db.(*DB).client.Apply(ctx, []*spanner.Mutation{spanner.Insert(table, cols, vals)})
+	return err
+}
+
+// Count returns the rows of table.
+func Count(ctx context.Context, db any, table string) (int64, error) {
+	var n int64
+	it := db.(*DB).client.Single().Query(ctx, spanner.NewStatement("SELECT COUNT(*) FROM "+table))
+	err := it.Do(func(r *spanner.Row) error { return r.Columns(&n) })
+	return n, err
 }

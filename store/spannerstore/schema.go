@@ -24,19 +24,22 @@ import (
 const indexDDL = "CREATE INDEX IF NOT EXISTS EdgesByTime ON Edges (Id1, Type, Time DESC)"
 
 var schema = []string{
+	// Key/value description of the loaded graph, and the record of the
+	// tables taobench created (owner.go), written before the next table.
+	"CREATE TABLE IF NOT EXISTS TaobenchMeta (K STRING(MAX) NOT NULL, V STRING(MAX) NOT NULL) PRIMARY KEY (K)",
 	"CREATE TABLE IF NOT EXISTS Objects (Id INT64 NOT NULL, Time INT64 NOT NULL, Version INT64 NOT NULL, Value BYTES(MAX) NOT NULL) PRIMARY KEY (Id)",
 	"CREATE TABLE IF NOT EXISTS Edges (Id1 INT64 NOT NULL, Type INT64 NOT NULL, Id2 INT64 NOT NULL, Time INT64 NOT NULL, Version INT64 NOT NULL, Value BYTES(MAX) NOT NULL) PRIMARY KEY (Id1, Type, Id2)",
 	indexDDL,
-	// Key/value description of the loaded graph.
-	"CREATE TABLE IF NOT EXISTS TaobenchMeta (K STRING(MAX) NOT NULL, V STRING(MAX) NOT NULL) PRIMARY KEY (K)",
 	// One row per run number handed out; RunKey is set for a number that
 	// driver processes share (store.RunKeyer).
 	"CREATE TABLE IF NOT EXISTS TaobenchRuns (Run INT64 NOT NULL, RunKey STRING(MAX)) PRIMARY KEY (Run)",
 	"CREATE TABLE IF NOT EXISTS TaobenchRunKeys (RunKey STRING(MAX) NOT NULL, Run INT64 NOT NULL) PRIMARY KEY (RunKey)",
 }
 
-// tables are taobench's tables, children of nothing, in the order a drop takes.
-var tables = []string{"Edges", "Objects", "TaobenchMeta", "TaobenchRuns", "TaobenchRunKeys"}
+// tables are taobench's tables, children of nothing, in the order a drop
+// takes: TaobenchMeta last, so that a drop cut short leaves the record of
+// the tables that remain.
+var tables = []string{"Edges", "Objects", "TaobenchRuns", "TaobenchRunKeys", "TaobenchMeta"}
 
 // Schema returns the DDL statements Setup runs.
 func (db *DB) Schema() []string { return slices.Clone(schema) }
@@ -59,30 +62,71 @@ func (db *DB) ddl(ctx context.Context, stmt string, ignore ...codes.Code) error 
 // Setup creates the tables and index where absent; with drop it first
 // drops them. The database itself is created by the operator
 // (docs/databases.md): creating one is an instance administrator's act.
+// Before any change it reads the database's schema and refuses, changing
+// nothing, a name it needs that is not taobench's (owner.go); the drop
+// takes only what is recorded as taobench's.
 func (db *DB) Setup(ctx context.Context, drop bool) error {
+	h, err := db.holding(ctx)
+	if err != nil {
+		return err
+	}
+	if err := db.refuse(h); err != nil {
+		return err
+	}
 	if drop {
-		if err := db.ddl(ctx, "DROP INDEX EdgesByTime", codes.NotFound); err != nil {
-			return err
-		}
-		for _, t := range tables {
-			if err := db.ddl(ctx, "DROP TABLE "+t, codes.NotFound); err != nil {
+		if h.exists(indexName, "index") {
+			if err := db.ddl(ctx, "DROP INDEX "+indexName, codes.NotFound); err != nil {
 				return err
 			}
 		}
+		for _, t := range tables {
+			if h.owned[t] && h.exists(t, "table") {
+				if err := db.ddl(ctx, "DROP TABLE "+t, codes.NotFound); err != nil {
+					return err
+				}
+			}
+		}
 	}
-	for _, s := range schema {
+	for i, s := range schema {
 		// IF NOT EXISTS makes Spanner skip what exists; AlreadyExists is
 		// for servers that parse it without honouring it (spannertest).
 		if err := db.ddl(ctx, s, codes.AlreadyExists); err != nil {
 			return err
 		}
+		if i == 0 {
+			if err := db.record(ctx); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
-// Meta returns the recorded description of the loaded graph (not the
-// runs recorded beside it, runrec.go).
+// Meta returns the recorded description of the loaded graph: TaobenchMeta
+// without the ownership record and the runs recorded beside it (runrec.go).
+// Tables taobench did not create are refused (store.ErrForeignSchema)
+// before anything reads them.
 func (db *DB) Meta(ctx context.Context) (map[string]string, error) {
+	h, err := db.holding(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.refuse(h); err != nil {
+		return nil, err
+	}
+	if h.meta != nil {
+		return graphMeta(h.meta), nil
+	}
+	// No TaobenchMeta: the read words Spanner's own error.
+	m, err := db.readMeta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return graphMeta(m), nil
+}
+
+// readMeta reads TaobenchMeta's rows.
+func (db *DB) readMeta(ctx context.Context) (map[string]string, error) {
 	m := map[string]string{}
 	it := db.client.Single().Read(ctx, "TaobenchMeta", spanner.AllKeys(), []string{"K", "V"})
 	err := it.Do(func(r *spanner.Row) error {

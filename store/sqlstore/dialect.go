@@ -42,8 +42,14 @@ func (s stmt) cols() int {
 type dialect struct {
 	name  string
 	stmts [numStmts]string
-	// schema is the DDL Setup runs; every statement is idempotent.
+	// schema is the DDL Setup runs; every statement is idempotent. It
+	// creates taobench_meta and records the tables as taobench's there
+	// (ownerRecord) before it creates any other (owner.go).
 	schema []string
+	// indexNames and statsNames are the schema's names of indexes and
+	// statistics objects that are the database's (or its schema's), not a
+	// table's: the user's own objects may hold them (owner.go).
+	indexNames, statsNames []string
 	// dropForLoad and buildAfterLoad drop and rebuild the indexes that make
 	// a bulk load into empty tables slow. buildAfterLoad is in phases run in
 	// order; a phase's statements are independent and may run in parallel.
@@ -78,6 +84,11 @@ type dialect struct {
 // the full (id1, type, ukey) did. MySQL has no partial indexes and keeps
 // the full one.
 const ukeyPartial = "CREATE UNIQUE INDEX IF NOT EXISTS edges_ukey ON edges (id1, type) WHERE ukey = 0"
+
+const edgesTimeDDL = "CREATE INDEX IF NOT EXISTS edges_time ON edges (id1, type, timestamp)"
+
+// metaDDL creates taobench_meta, the schema's first statement.
+const metaDDL = "CREATE TABLE IF NOT EXISTS taobench_meta (k VARCHAR(191) NOT NULL PRIMARY KEY, v TEXT NOT NULL)"
 
 // planOrder: where the generic plans through two indexes cost the same,
 // PostgreSQL keeps the index it considered first, and it considers a
@@ -136,6 +147,8 @@ func postgresDialect() *dialect {
 		d.stmts[i] = dollars(s)
 	}
 	d.schema = []string{
+		metaDDL,
+		ownerRecord(d),
 		// An object update changes no indexed column, so it can be a
 		// heap-only (HOT) update, which writes no index entry, when its
 		// page has room for the new version: a fill factor of 90 leaves
@@ -148,17 +161,18 @@ func postgresDialect() *dialect {
 			"version BIGINT NOT NULL, CONSTRAINT objects_pkey PRIMARY KEY (id)) WITH (fillfactor = 90)",
 		"CREATE TABLE IF NOT EXISTS edges (id1 BIGINT NOT NULL, id2 BIGINT NOT NULL, type BIGINT NOT NULL, timestamp BIGINT NOT NULL, " +
 			"value VARCHAR(150) NOT NULL, version BIGINT NOT NULL, ukey BIGINT NOT NULL, CONSTRAINT edges_pkey PRIMARY KEY (id1, type, id2))",
-		"CREATE INDEX IF NOT EXISTS edges_time ON edges (id1, type, timestamp)",
+		edgesTimeDDL,
 		ukeyPartial,
 		// Without it PostgreSQL multiplies the selectivities of id1 and type
 		// as if independent, estimates (id1, type) at under one row, and the
 		// point read's generic plan through edges_time costs the same as
 		// through edges_pkey (planOrder).
 		"CREATE STATISTICS IF NOT EXISTS edges_id1_type (dependencies) ON id1, type FROM edges",
-		"CREATE TABLE IF NOT EXISTS taobench_meta (k VARCHAR(191) NOT NULL PRIMARY KEY, v TEXT NOT NULL)",
 		"CREATE TABLE IF NOT EXISTS taobench_counter (name VARCHAR(64) NOT NULL PRIMARY KEY, n BIGINT NOT NULL)",
 		"INSERT INTO taobench_counter (name, n) VALUES ('run', 0) ON CONFLICT DO NOTHING",
 	}
+	d.indexNames = []string{"objects_pkey", "edges_pkey", "edges_time", "edges_ukey"}
+	d.statsNames = []string{"edges_id1_type"}
 	d.dropForLoad = []string{
 		"ALTER TABLE objects DROP CONSTRAINT objects_pkey",
 		"ALTER TABLE edges DROP CONSTRAINT edges_pkey",
@@ -208,20 +222,22 @@ func sqliteDialect() *dialect {
 	d.stmts[sObjCheck] = verObj
 	d.stmts[sEdgeCheck] = verEdge
 	d.schema = []string{
+		metaDDL,
+		ownerRecord(d),
 		// INTEGER PRIMARY KEY is SQLite's rowid: the table is the index.
 		"CREATE TABLE IF NOT EXISTS objects (id INTEGER NOT NULL PRIMARY KEY, timestamp BIGINT NOT NULL, value VARCHAR(150) NOT NULL, " +
 			"version BIGINT NOT NULL)",
 		// WITHOUT ROWID clusters edges by their key, as InnoDB does.
 		"CREATE TABLE IF NOT EXISTS edges (id1 BIGINT NOT NULL, id2 BIGINT NOT NULL, type BIGINT NOT NULL, timestamp BIGINT NOT NULL, " +
 			"value VARCHAR(150) NOT NULL, version BIGINT NOT NULL, ukey BIGINT NOT NULL, PRIMARY KEY (id1, type, id2)) WITHOUT ROWID",
-		"CREATE INDEX IF NOT EXISTS edges_time ON edges (id1, type, timestamp)",
+		edgesTimeDDL,
 		ukeyPartial,
-		"CREATE TABLE IF NOT EXISTS taobench_meta (k VARCHAR(191) NOT NULL PRIMARY KEY, v TEXT NOT NULL)",
 		"CREATE TABLE IF NOT EXISTS taobench_counter (name VARCHAR(64) NOT NULL PRIMARY KEY, n BIGINT NOT NULL)",
 		"INSERT INTO taobench_counter (name, n) VALUES ('run', 0) ON CONFLICT DO NOTHING",
 	}
 	d.dropForLoad = []string{"DROP INDEX IF EXISTS edges_ukey", "DROP INDEX IF EXISTS edges_time"}
-	d.buildAfterLoad = [][]string{{d.schema[2], d.schema[3]}}
+	d.buildAfterLoad = [][]string{{edgesTimeDDL, ukeyPartial}}
+	d.indexNames = []string{"edges_time", "edges_ukey"}
 	d.analyze = []string{"ANALYZE"}
 	d.insertIgnore = "INSERT OR IGNORE INTO "
 	d.reserveRun = "UPDATE taobench_counter SET n = n + 1 WHERE name = 'run' RETURNING n"
@@ -231,6 +247,7 @@ func sqliteDialect() *dialect {
 func mysqlDialect() *dialect {
 	d := &dialect{name: "mysql", edgeAddUniqueByRows: true}
 	common(d)
+	d.metaUpsert = " ON DUPLICATE KEY UPDATE v = VALUES(v)"
 	// FOR UPDATE rather than LOCK IN SHARE MODE: TiDB rejects the latter
 	// unless noop functions are enabled.
 	d.stmts[sObjCheck] = verObj + " FOR UPDATE"
@@ -247,12 +264,13 @@ func mysqlDialect() *dialect {
 		"timestamp = " + same + "VALUES(timestamp), timestamp), value = " + same + "VALUES(value), value), " +
 		"version = " + same + "version + 1, version)"
 	d.schema = []string{
+		metaDDL,
+		ownerRecord(d),
 		"CREATE TABLE IF NOT EXISTS objects (id BIGINT NOT NULL, timestamp BIGINT NOT NULL, value VARCHAR(150) NOT NULL, " +
 			"version BIGINT NOT NULL, PRIMARY KEY (id))",
 		"CREATE TABLE IF NOT EXISTS edges (id1 BIGINT NOT NULL, id2 BIGINT NOT NULL, type BIGINT NOT NULL, timestamp BIGINT NOT NULL, " +
 			"value VARCHAR(150) NOT NULL, version BIGINT NOT NULL, ukey BIGINT NOT NULL, PRIMARY KEY (id1, type, id2), " +
 			"UNIQUE KEY edges_ukey (id1, type, ukey), KEY edges_time (id1, type, timestamp))",
-		"CREATE TABLE IF NOT EXISTS taobench_meta (k VARCHAR(191) NOT NULL PRIMARY KEY, v TEXT NOT NULL)",
 		"CREATE TABLE IF NOT EXISTS taobench_counter (name VARCHAR(64) NOT NULL PRIMARY KEY, n BIGINT NOT NULL)",
 		"INSERT IGNORE INTO taobench_counter (name, n) VALUES ('run', 0)",
 	}
@@ -260,7 +278,6 @@ func mysqlDialect() *dialect {
 	d.buildAfterLoad = [][]string{{"ALTER TABLE edges ADD UNIQUE KEY edges_ukey (id1, type, ukey), ADD KEY edges_time (id1, type, timestamp)"}}
 	d.analyze = []string{"ANALYZE TABLE objects, edges"}
 	d.insertIgnore = "INSERT IGNORE INTO "
-	d.metaUpsert = " ON DUPLICATE KEY UPDATE v = VALUES(v)"
 	return d
 }
 

@@ -155,6 +155,7 @@ func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.C
 	// transaction already reads one snapshot, at its start timestamp.
 	b.plainReadTx = b.tidb
 	product := mysqlProduct(version, !b.tidb && galeraOn(pctx, pool))
+	db := &DB{d: b.d, b: b, name: name, product: product}
 	if procs {
 		// Only when asked for: by default no routine is created anywhere.
 		if !strings.HasPrefix(product, "MariaDB") {
@@ -162,10 +163,13 @@ func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.C
 			return nil, fmt.Errorf("database URL %q: writes=procedures is for MariaDB, and the server is %s: "+
 				"drop writes=procedures from the URL (writes go statement by statement)", name, product)
 		}
-		if opts.MustExist {
+		if opts.MustExist || db.foreignHeld(pctx) {
 			// A command that only reads what the database holds (check,
-			// info, a replica's run) writes nothing and creates nothing.
-			return &DB{d: b.d, b: b, name: name, notes: notes, product: product}, nil
+			// info, a replica's run) writes nothing and creates nothing;
+			// nor does any command where names taobench needs hold the
+			// user's tables: Setup and Meta refuse that database (owner.go).
+			db.notes = notes
+			return db, nil
 		}
 		if err := ensureProcs(pctx, pool, cfg.DBName); err != nil {
 			pool.Close()
@@ -175,7 +179,8 @@ func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.C
 		}
 		b.procs.ok, b.procs.tag = true, myProcTag(cfg.DBName)
 	}
-	return &DB{d: b.d, b: b, name: name, notes: notes, product: product}, nil
+	db.notes = notes
+	return db, nil
 }
 
 // isTiDB reports whether a MySQL-protocol server's VERSION() is TiDB's,

@@ -82,7 +82,7 @@ func TestPGSetupAtOnce(t *testing.T) {
 	db, pool := openPG(t)
 	ctx := context.Background()
 	for i := range 2 {
-		if !db.setupAtOnce(ctx, false) {
+		if !db.setupAtOnce(ctx, nil) {
 			t.Fatalf("setup %d in one transaction failed", i+1)
 		}
 	}
@@ -96,7 +96,7 @@ func TestPGSetupAtOnce(t *testing.T) {
 	if _, err := pool.Exec(ctx, "INSERT INTO objects (id, timestamp, value, version) VALUES (1, 1, 'v', 1)"); err != nil {
 		t.Fatal(err)
 	}
-	if !db.setupAtOnce(ctx, true) {
+	if !db.setupAtOnce(ctx, []string{"edges", "objects", "taobench_counter", "taobench_meta"}) {
 		t.Fatal("setup with drop in one transaction failed")
 	}
 	var n int
@@ -108,7 +108,7 @@ func TestPGSetupAtOnce(t *testing.T) {
 	if _, err := pool.Exec(ctx, "DROP TABLE edges, objects, taobench_meta, taobench_counter; CREATE TABLE taobench_counter (x INT)"); err != nil {
 		t.Fatal(err)
 	}
-	if db.setupAtOnce(ctx, false) {
+	if db.setupAtOnce(ctx, nil) {
 		t.Fatal("setup in one transaction succeeded over a counter table of another shape")
 	}
 	var tables int

@@ -163,13 +163,27 @@ func (db *DB) createRacing(ctx context.Context, q querier, stmt string) (int64, 
 }
 
 // Setup creates the tables where absent; with drop it first drops them.
+// Before any of that it looks which of the names the schema needs exist
+// and refuses, changing nothing, when any is not taobench's (owner.go):
+// the drop takes only tables recorded as taobench's.
 func (db *DB) Setup(ctx context.Context, drop bool) error {
-	if db.setupAtOnce(ctx, drop) {
+	h, err := db.holding(ctx)
+	if err != nil {
+		return fmt.Errorf("%s: looking for taobench's tables: %w", db.name, err)
+	}
+	if err := db.refuse(h); err != nil {
+		return err
+	}
+	var drops []string
+	if drop {
+		drops = h.drops()
+	}
+	if db.setupAtOnce(ctx, drops) {
 		return nil
 	}
 	var inner error // fn's error, already worded
-	err := db.b.ddl(ctx, false, func(q querier) error {
-		inner = db.setup(ctx, q, drop)
+	err = db.b.ddl(ctx, false, func(q querier) error {
+		inner = db.setup(ctx, q, drops)
 		return inner
 	})
 	if inner != nil {
@@ -178,7 +192,7 @@ func (db *DB) Setup(ctx context.Context, drop bool) error {
 	if err != nil {
 		return fmt.Errorf("%s: creating the schema: %w", db.name, err)
 	}
-	if drop {
+	if len(drops) > 0 {
 		db.b.reset()
 	}
 	return nil
@@ -190,16 +204,15 @@ func (db *DB) Setup(ctx context.Context, drop bool) error {
 // reports false, having changed nothing, when any statement failed: a race
 // with another process setting up the same database, a kin of PostgreSQL
 // that refuses CREATE STATISTICS, a read-only server; Setup then runs them
-// one by one, which handles each case and words its error.
-func (db *DB) setupAtOnce(ctx context.Context, drop bool) bool {
+// one by one, which handles each case and words its error. drops are the
+// tables to drop first (taobench's own).
+func (db *DB) setupAtOnce(ctx context.Context, drops []string) bool {
 	if db.d.name != "postgres" {
 		return false
 	}
 	var stmts []string
-	if drop {
-		for _, t := range []string{"edges", "objects", "taobench_meta", "taobench_counter"} {
-			stmts = append(stmts, "DROP TABLE IF EXISTS "+t)
-		}
+	for _, t := range drops {
+		stmts = append(stmts, "DROP TABLE IF EXISTS "+t)
 	}
 	stmts = append(stmts, db.d.schema...)
 	err := db.b.ddl(ctx, true, func(q querier) error {
@@ -209,22 +222,20 @@ func (db *DB) setupAtOnce(ctx context.Context, drop bool) bool {
 	if err != nil {
 		return false
 	}
-	if drop {
+	if len(drops) > 0 {
 		db.b.reset()
 	}
 	return true
 }
 
-// setup runs Setup's statements.
-func (db *DB) setup(ctx context.Context, q querier, drop bool) error {
-	if drop {
-		for _, t := range []string{"edges", "objects", "taobench_meta", "taobench_counter"} {
-			if err := execDDL(ctx, q, "DROP TABLE IF EXISTS "+t); err != nil {
-				if ro := db.readOnlyError(ctx, err); ro != nil {
-					return ro
-				}
-				return fmt.Errorf("%s: dropping table %s: %w", db.name, t, err)
+// setup runs Setup's statements, dropping drops (taobench's own tables) first.
+func (db *DB) setup(ctx context.Context, q querier, drops []string) error {
+	for _, t := range drops {
+		if err := execDDL(ctx, q, "DROP TABLE IF EXISTS "+t); err != nil {
+			if ro := db.readOnlyError(ctx, err); ro != nil {
+				return ro
 			}
+			return fmt.Errorf("%s: dropping table %s: %w", db.name, t, err)
 		}
 	}
 	for _, s := range db.d.schema {
@@ -243,11 +254,24 @@ func (db *DB) setup(ctx context.Context, q querier, drop bool) error {
 	return nil
 }
 
-// Meta returns the recorded description of the loaded graph (not the
-// runs recorded beside it, runrec.go).
+// Meta returns the recorded description of the loaded graph: taobench_meta
+// without the ownership record and the runs recorded beside it (runrec.go).
+// Tables taobench did not create are refused (store.ErrForeignSchema)
+// before anything reads them.
 func (db *DB) Meta(ctx context.Context) (map[string]string, error) {
+	h, err := db.holding(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: looking for taobench's tables: %w", db.name, err)
+	}
+	if err := db.refuse(h); err != nil {
+		return nil, err
+	}
+	if h.meta != nil {
+		return h.graphMeta(), nil
+	}
+	// No taobench_meta: the read words the database's own error.
 	m := map[string]string{}
-	err := db.b.auto().query(ctx, "SELECT k, v FROM taobench_meta WHERE k NOT LIKE '"+runRecPrefix+"%'", nil, func(scan func(...any) error) error {
+	err = db.b.auto().query(ctx, "SELECT k, v FROM taobench_meta WHERE k NOT LIKE '"+runRecPrefix+"%'", nil, func(scan func(...any) error) error {
 		var k, v string
 		if err := scan(&k, &v); err != nil {
 			return err
@@ -258,7 +282,7 @@ func (db *DB) Meta(ctx context.Context) (map[string]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading taobench_meta: %w (run setup first)", db.name, err)
 	}
-	return m, nil
+	return (&holding{meta: m}).graphMeta(), nil
 }
 
 // SetMeta records kv in one statement, so a reader sees all of it or none.
