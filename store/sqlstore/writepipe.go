@@ -135,7 +135,7 @@ func (b *pgBackend) writeTxn(ctx context.Context, db *DB, req *tao.Request, res 
 		return true
 	}
 	batch := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(req.Checks)+2*len(req.Ops)+2)}
-	batch.Queue("begin")
+	batch.Queue(b.txBegin)
 	for i := range req.Checks {
 		c := &req.Checks[i]
 		anyVersion := c.Kind != tao.CheckVersion
