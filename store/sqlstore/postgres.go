@@ -142,6 +142,11 @@ type pgSession struct {
 }
 
 func (s *pgSession) afterConnect(ctx context.Context, c *pgx.Conn) error {
+	// A payload ([]byte) whose parameter type the server did not name (the
+	// exec and simple protocol modes, as behind a pooler) is text, as its
+	// column is, not bytea: pgx would send bytea's hex form, stored as it
+	// is ("\x68...", twice as long).
+	c.TypeMap().RegisterDefaultPgType([]byte(nil), "text")
 	// The simple protocol, which every pooler passes whatever its mode.
 	res, err := c.PgConn().Exec(ctx, "SELECT pg_backend_pid()").ReadAll()
 	if err != nil {
@@ -275,7 +280,16 @@ func (b *pgBackend) buildIndexes(ctx context.Context, phases [][]string) error {
 					defer c.Exec(context.Background(), b.lockReset+"; RESET maintenance_work_mem; RESET max_parallel_maintenance_workers")
 					q := &pgQ{d: b.d, r: c}
 					if i > 0 && isCreateIndex(s) && isCreateIndex(stmts[i-1]) {
-						if err := waitCreating(ctx, q, pids[i-1], ended[i-1]); err != nil {
+						if b.pooled {
+							// Behind a pooler the connection's PID is the
+							// pooler's, not a server process's: the builds
+							// go one after another.
+							select {
+							case <-ended[i-1]:
+							case <-ctx.Done():
+								return ctx.Err()
+							}
+						} else if err := waitCreating(ctx, q, pids[i-1], ended[i-1]); err != nil {
 							return err
 						}
 					}
@@ -497,19 +511,26 @@ func (b *pgBackend) newLoader(ctx context.Context, db *DB, fast bool) (store.Loa
 	if err != nil {
 		return nil, err
 	}
+	// Behind a pooler the setting would stay on a server connection other
+	// clients get, and not follow the loader's: none is made.
+	if b.pooled {
+		return &pgLoader{db: db, conn: c, fast: fast}, nil
+	}
 	if _, err := c.Exec(ctx, "SET synchronous_commit = off"); err != nil {
 		c.Release()
 		return nil, err
 	}
-	return &pgLoader{db: db, conn: c, fast: fast}, nil
+	return &pgLoader{db: db, conn: c, fast: fast, async: true}, nil
 }
 
 type pgLoader struct {
 	db   *DB
 	conn *pgxpool.Conn
 	fast bool
-	args []any
-	copy copyReader
+	// async: the connection's commits do not wait for the WAL flush.
+	async bool
+	args  []any
+	copy  copyReader
 }
 
 func (l *pgLoader) Load(ctx context.Context, objs []tao.Object, edges []tao.Edge) error {
@@ -567,6 +588,9 @@ func (l *pgLoader) insert(ctx context.Context, objs []tao.Object, edges []tao.Ed
 // again, or closes it.
 func (l *pgLoader) Close() error {
 	defer l.conn.Release()
+	if !l.async {
+		return nil
+	}
 	if _, err := l.conn.Exec(context.Background(), "RESET synchronous_commit"); err != nil {
 		_ = l.conn.Conn().Close(context.Background())
 	}
