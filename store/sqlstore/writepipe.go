@@ -279,7 +279,8 @@ func scanBidir(row pgx.Row, k tao.Kind) (bool, error) {
 // bidirAuto runs a single update or delete of a bidirectional association
 // without preconditions as its one statement in autocommit: one round
 // trip, no begin or commit. The statement is atomic and reads one
-// snapshot (REPEATABLE READ, as every transaction of the store's), as the
+// snapshot (at the session's REPEATABLE READ; behind a pooler, the
+// server's default), as the
 // transaction the statement-by-statement path opens for the two writes.
 func (b *pgBackend) bidirAuto(ctx context.Context, db *DB, req *tao.Request, res *tao.Result, inv tao.EdgeType) {
 	op := &req.Ops[0]
