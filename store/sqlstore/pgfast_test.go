@@ -5,19 +5,13 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"net"
-	"os"
 	"regexp"
-	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -26,14 +20,15 @@ import (
 	"github.com/taobench/taobench/tao"
 )
 
-// TestPgFastPath runs the same single reads on the watched path, where
-// they go through pgfast.go, and under another context, where pgx runs
-// them: every outcome, version and row count must agree, over found and
-// missing keys, counts and range reads with offsets and time bounds. It
-// also checks that the watched reads did take the fast path (their
-// statements are prepared on a connection), and that a statement whose
-// result type changed under it (a column's type altered) is prepared
-// again and answers with the new type.
+// TestPgFastPath runs the same single reads through the store, where
+// they go through pgfast.go, and through a second store on the same
+// database whose URL asks pgx for no named prepared statements, where pgx
+// runs them: every outcome, version and row count must agree, over found
+// and missing keys, counts and range reads with offsets and time bounds.
+// It also checks that the reads did take the fast path (their statements
+// are prepared on a connection), and that a statement whose result type
+// changed under it (a column's type altered) is prepared again and
+// answers with the new type.
 func TestPgFastPath(t *testing.T) {
 	ctx := context.Background()
 	const n = 300
@@ -45,7 +40,13 @@ func TestPgFastPath(t *testing.T) {
 			edges = append(edges, tao.Edge{ID1: id, Type: tao.TypeOther, ID2: 1000 + k, Time: 10 * k, Value: []byte("e")})
 		}
 	}
-	db := openLoaded(t, "", objs, edges)
+	raw := testenv.FreshPostgres(t, testenv.PostgresURL(t))
+	db := openLoadedURL(t, raw, objs, edges)
+	plain, err := store.Default.Open(ctx, withParams(raw, "default_query_exec_mode=exec"), store.Options{Clients: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
 	// Versions other than 1, so a version read from the wrong column shows.
 	b := db.b.(*pgBackend)
 	if _, err := b.pool.Exec(ctx, "UPDATE objects SET version = id * 7 WHERE id % 3 = 0"); err != nil {
@@ -54,12 +55,6 @@ func TestPgFastPath(t *testing.T) {
 	if _, err := b.pool.Exec(ctx, "UPDATE edges SET version = id2 + id1 WHERE id1 % 2 = 0"); err != nil {
 		t.Fatal(err)
 	}
-
-	watched, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer db.WatchContext(watched)()
-	other, cancelOther := context.WithCancel(ctx) // not the watched one: pgx's path
-	defer cancelOther()
 
 	rng := rand.New(rand.NewPCG(3, 9))
 	ops := func() tao.Op {
@@ -78,10 +73,10 @@ func TestPgFastPath(t *testing.T) {
 			return tao.Op{Kind: tao.EdgeTimeRead, ID1: id, Type: tao.TypeOther, Low: lo, High: lo + rng.Int64N(60), Limit: 1 + rng.IntN(6)}
 		}
 	}
-	run := func(c context.Context, op tao.Op) tao.Result {
+	run := func(db store.Store, op tao.Op) tao.Result {
 		var res tao.Result
 		res.Reset(1)
-		db.Exec(c, &tao.Request{Class: tao.Read, Ops: []tao.Op{op}}, &res)
+		db.Exec(ctx, &tao.Request{Class: tao.Read, Ops: []tao.Op{op}}, &res)
 		if res.Err != nil {
 			t.Fatalf("%+v: %v", op, res.Err)
 		}
@@ -90,7 +85,7 @@ func TestPgFastPath(t *testing.T) {
 	var found, missing, rows, versions int
 	for range 2000 {
 		op := ops()
-		a, w := run(watched, op), run(other, op)
+		a, w := run(db, op), run(plain, op)
 		if a.Outcome != w.Outcome || a.Ops[0] != w.Ops[0] {
 			t.Fatalf("%+v: the fast path gave %v %+v, pgx %v %+v", op, a.Outcome, a.Ops[0], w.Outcome, w.Ops[0])
 		}
@@ -109,19 +104,8 @@ func TestPgFastPath(t *testing.T) {
 	if found < 500 || missing < 100 || rows < 200 || versions < 50 {
 		t.Fatalf("too few cases to compare: %d found, %d missing, %d with rows, %d with versions above 1", found, missing, rows, versions)
 	}
-	prepared := func(s stmt) int {
-		b.watch.mu.Lock()
-		defer b.watch.mu.Unlock()
-		k := 0
-		for g := range b.watch.conns {
-			if g.fast.sd[s] != nil {
-				k++
-			}
-		}
-		return k
-	}
 	for _, s := range []stmt{sObjGet, sEdgeGet, sEdgeRange, sEdgeCount, sEdgeTime} {
-		if prepared(s) == 0 {
+		if fastPrepared(t, db, int(s)) == 0 {
 			t.Errorf("statement %d was not prepared by the fast path on any connection", s)
 		}
 	}
@@ -133,7 +117,7 @@ func TestPgFastPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	for id := int64(3); id <= 30; id += 3 {
-		res := run(watched, tao.Op{Kind: tao.ObjRead, ID1: id})
+		res := run(db, tao.Op{Kind: tao.ObjRead, ID1: id})
 		if res.Outcome != tao.OK || res.Ops[0].Version != id*7 {
 			t.Fatalf("object %d after the type change: %v version %d, want version %d", id, res.Outcome, res.Ops[0].Version, id*7)
 		}
@@ -185,13 +169,10 @@ func TestPgFastEncode(t *testing.T) {
 func TestPgFastPathOff(t *testing.T) {
 	ctx := context.Background()
 	db := openLoaded(t, "default_query_exec_mode=simple_protocol", []tao.Object{{ID: 5, Time: 1, Value: []byte("v")}}, nil)
-	watched, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer db.WatchContext(watched)()
 	for _, id := range []int64{5, 6} {
 		var res tao.Result
 		res.Reset(1)
-		db.Exec(watched, &tao.Request{Class: tao.Read, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: id}}}, &res)
+		db.Exec(ctx, &tao.Request{Class: tao.Read, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: id}}}, &res)
 		if want := map[int64]tao.Outcome{5: tao.OK, 6: tao.NotFound}[id]; res.Outcome != want || res.Err != nil {
 			t.Fatalf("object %d: %v %v, want %v", id, res.Outcome, res.Err, want)
 		}
@@ -201,13 +182,9 @@ func TestPgFastPathOff(t *testing.T) {
 	if err := b.pool.QueryRow(ctx, "SELECT count(*) FROM pg_prepared_statements").Scan(&named); err != nil {
 		t.Fatal(err)
 	}
-	b.watch.mu.Lock()
-	defer b.watch.mu.Unlock()
-	for g := range b.watch.conns {
-		for s, sd := range g.fast.sd {
-			if sd != nil {
-				t.Errorf("statement %d was prepared by the fast path under simple_protocol", s)
-			}
+	for k := range numFast {
+		if fastPrepared(t, db, k) != 0 {
+			t.Errorf("statement %d was prepared by the fast path under simple_protocol", k)
 		}
 	}
 	if named != 0 {
@@ -219,15 +196,33 @@ func TestPgFastPathOff(t *testing.T) {
 // params (may be empty), sets it up and loads objs and edges into it.
 func openLoaded(t *testing.T, params string, objs []tao.Object, edges []tao.Edge) *DB {
 	t.Helper()
-	raw := testenv.FreshPostgres(t, testenv.PostgresURL(t))
-	if params != "" {
-		sep := "?"
-		if strings.Contains(raw, "?") {
-			sep = "&"
-		}
-		raw += sep + params
+	return openLoadedURL(t, withParams(testenv.FreshPostgres(t, testenv.PostgresURL(t)), params), objs, edges)
+}
+
+// withParams returns raw with the URL parameters params (may be empty)
+// added.
+func withParams(raw, params string) string {
+	switch {
+	case params == "":
+		return raw
+	case strings.Contains(raw, "?"):
+		return raw + "&" + params
 	}
-	return openLoadedURL(t, raw, objs, edges)
+	return raw + "?" + params
+}
+
+// fastPrepared returns on how many of db's idle connections the fast path
+// has prepared its statement k.
+func fastPrepared(t *testing.T, db *DB, k int) int {
+	t.Helper()
+	n := 0
+	for _, c := range db.b.(*pgBackend).pool.AcquireAllIdle(context.Background()) {
+		if f, _ := c.Conn().PgConn().CustomData()[fastKey].(*pgFastConn); f != nil && f.sd[k] != nil {
+			n++
+		}
+		c.Release()
+	}
+	return n
 }
 
 // openLoadedURL opens the PostgreSQL database at raw, sets it up and
@@ -255,15 +250,15 @@ func openLoadedURL(t *testing.T, raw string, objs []tao.Object, edges []tao.Edge
 	return db
 }
 
-// TestPgFastPathEnds: a fast-path read the watched context's end
+// TestPgFastPathEnds: a fast-path read its context's end
 // interrupts mid-answer (it waits for a lock another session holds) ends
 // with the context's error at once, and its connection, left mid-answer,
 // is not used again: the next read on the pool's one connection gets its
 // own answer, not the interrupted read's.
 func TestPgFastPathEnds(t *testing.T) {
 	ctx := context.Background()
-	// lock_timeout well past the test's wait: the read ends by the watch or
-	// not at all.
+	// lock_timeout well past the test's wait: the read ends by its
+	// context or not at all.
 	db := openLoaded(t, "pool_max_conns=1&lock_timeout=60s", []tao.Object{{ID: 5, Time: 1, Value: []byte("v")}}, nil)
 	b := db.b.(*pgBackend)
 	read := func(c context.Context, id int64) tao.Result {
@@ -274,13 +269,11 @@ func TestPgFastPathEnds(t *testing.T) {
 	}
 	w1, cancel1 := context.WithCancel(ctx)
 	defer cancel1()
-	stop1 := db.WatchContext(w1)
 	if res := read(w1, 5); res.Outcome != tao.OK { // prepares the statement on the one connection
 		t.Fatalf("object 5: %v %v", res.Outcome, res.Err)
 	}
 
 	cc := b.pool.Config().ConnConfig.Copy()
-	cc.DialFunc = (&net.Dialer{}).DialContext // not one the watch guards
 	locker, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {
 		t.Fatal(err)
@@ -299,14 +292,12 @@ func TestPgFastPathEnds(t *testing.T) {
 	if !errors.Is(res.Err, context.Canceled) || time.Since(start) > 20*time.Second {
 		t.Fatalf("the read waiting for the lock: %v %v after %v, want context.Canceled at once", res.Outcome, res.Err, time.Since(start))
 	}
-	stop1()
 	if err := tx.Rollback(ctx); err != nil { // the server now answers the interrupted read
 		t.Fatal(err)
 	}
 
 	w2, cancel2 := context.WithCancel(ctx)
 	defer cancel2()
-	defer db.WatchContext(w2)()
 	for _, c := range []struct {
 		id   int64
 		want tao.Outcome
@@ -329,35 +320,6 @@ func TestPgConnLifetime(t *testing.T) {
 	}
 }
 
-// TestPgFastRequest: the bytes appendRequest writes are the ones pgproto3
-// encodes for the same Bind, Execute and Sync, for statements of one to
-// three parameters of each width and for none, appended after what the
-// buffer already held.
-func TestPgFastRequest(t *testing.T) {
-	for _, params := range [][][]byte{
-		nil,
-		{{0, 0, 0, 0, 0, 0, 0, 7}},
-		{{1, 2, 3, 4, 5, 6, 7, 8}, {0, 0, 0, 9}, {0x80, 0}},
-	} {
-		name := fastName(int(sEdgeGet))
-		got := appendRequest([]byte("kept"), name, params)
-		want := []byte("kept")
-		var err error
-		for _, m := range []pgproto3.FrontendMessage{
-			&pgproto3.Bind{PreparedStatement: name, ParameterFormatCodes: binaryFormat, Parameters: params, ResultFormatCodes: binaryFormat},
-			&pgproto3.Execute{},
-			&pgproto3.Sync{},
-		} {
-			if want, err = m.Encode(want); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%d parameters:\n got % x\nwant % x", len(params), got, want)
-		}
-	}
-}
-
 // TestPgFastPathServerGone: when the server ends the connection
 // (pg_terminate_backend: a FATAL error response, on which pgconn closes
 // the connection and returns the error from ReceiveMessage), the fast
@@ -370,7 +332,6 @@ func TestPgFastPathServerGone(t *testing.T) {
 	b := db.b.(*pgBackend)
 	w, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer db.WatchContext(w)()
 	read := func() tao.Result {
 		var res tao.Result
 		res.Reset(1)
@@ -388,7 +349,6 @@ func TestPgFastPathServerGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	cc := b.pool.Config().ConnConfig.Copy()
-	cc.DialFunc = (&net.Dialer{}).DialContext
 	admin, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {
 		t.Fatal(err)
@@ -407,79 +367,8 @@ func TestPgFastPathServerGone(t *testing.T) {
 	}
 }
 
-// TestPgFastPathReadCalls: on a plain socket a fast-path read reads its
-// answer right after the request (roundTrip): in one read system call
-// when the answer is already there, else in one that finds nothing and
-// one after the wait, never spinning on a socket with nothing to read.
-// The process's read calls (/proc/self/io syscr) over 400 reads on one
-// connection must come to between 1 and 2.5 a read; a read loop that
-// retried EAGAIN instead of waiting made 47.
-func TestPgFastPathReadCalls(t *testing.T) {
-	ctx := context.Background()
-	var objs []tao.Object
-	for id := int64(1); id <= 50; id++ {
-		objs = append(objs, tao.Object{ID: id, Time: id, Value: []byte("v")})
-	}
-	db := openLoaded(t, "pool_max_conns=1", objs, []tao.Edge{{ID1: 1, Type: tao.TypeOther, ID2: 2, Time: 1, Value: []byte("e")}})
-	watched, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer db.WatchContext(watched)()
-	read := func(op tao.Op) tao.Result {
-		var res tao.Result
-		res.Reset(1)
-		db.Exec(watched, &tao.Request{Class: tao.Read, Ops: []tao.Op{op}}, &res)
-		if res.Err != nil {
-			t.Fatalf("%+v: %v", op, res.Err)
-		}
-		return res
-	}
-	ops := []tao.Op{
-		{Kind: tao.ObjRead, ID1: 7},
-		{Kind: tao.EdgePointRead, ID1: 1, Type: tao.TypeOther, ID2: 2},
-		{Kind: tao.EdgeRangeRead, ID1: 1, Type: tao.TypeOther, Limit: 5},
-		{Kind: tao.ObjRead, ID1: 70},
-	}
-	for _, op := range ops { // prepares each statement
-		read(op)
-	}
-	before := readCalls(t)
-	const n = 400
-	for i := range n {
-		op := ops[i%len(ops)]
-		if res := read(op); (op.ID1 == 70) != (res.Outcome == tao.NotFound) {
-			t.Fatalf("%+v: %v", op, res.Outcome)
-		}
-	}
-	per := float64(readCalls(t)-before) / n
-	t.Logf("%.2f read system calls per fast-path read", per)
-	if per < 1 || per > 2.5 {
-		t.Errorf("%.2f read system calls per fast-path read, want 1 to 2.5", per)
-	}
-}
-
-// readCalls returns the process's read system calls so far.
-func readCalls(t *testing.T) int64 {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/io")
-	if err != nil {
-		t.Skipf("no read-call counter here: %v", err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "syscr: "); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				t.Fatalf("/proc/self/io: %q: %v", line, err)
-			}
-			return n
-		}
-	}
-	t.Fatalf("/proc/self/io has no syscr: %q", b)
-	return 0
-}
-
-// TestPgFastPathTLS: over TLS the fast path writes its requests through
-// the TLS connection, not on the socket under it (its bytes would not be
-// TLS records), and answers as pgx does.
+// TestPgFastPathTLS: over TLS the fast path runs as on a plain socket
+// (pgconn reads and writes the TLS connection) and answers as pgx does.
 func TestPgFastPathTLS(t *testing.T) {
 	ctx := context.Background()
 	raw := testenv.FreshPostgres(t, testenv.PostgresURL(t))
@@ -496,78 +385,15 @@ func TestPgFastPathTLS(t *testing.T) {
 	}
 	probe.Close(ctx)
 	db := openLoadedURL(t, raw, []tao.Object{{ID: 5, Time: 1, Value: []byte("v")}}, nil)
-	watched, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer db.WatchContext(watched)()
 	for _, id := range []int64{5, 6, 5} {
 		var res tao.Result
 		res.Reset(1)
-		db.Exec(watched, &tao.Request{Class: tao.Read, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: id}}}, &res)
+		db.Exec(ctx, &tao.Request{Class: tao.Read, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: id}}}, &res)
 		if want := map[int64]tao.Outcome{5: tao.OK, 6: tao.NotFound}[id]; res.Outcome != want || res.Err != nil {
 			t.Fatalf("object %d over TLS: %v %v, want %v", id, res.Outcome, res.Err, want)
 		}
 	}
-	b := db.b.(*pgBackend)
-	b.watch.mu.Lock()
-	defer b.watch.mu.Unlock()
-	tls := 0
-	for g := range b.watch.conns {
-		if g.fast.sd[sObjGet] != nil {
-			tls++
-		}
-	}
-	if tls == 0 {
+	if fastPrepared(t, db, int(sObjGet)) == 0 {
 		t.Error("no connection prepared the object read for the fast path: the reads went through pgx")
-	}
-}
-
-// TestPgFastPathConcurrent: many clients share few connections, so each
-// connection's fast-path state serves one client after another. Every
-// read must get its own answer: objects 1 to 40 at version 7 × id, 41 to
-// 60 absent. A single read's answer kept in the connection's state and
-// read after the connection went back to the pool gave other clients'
-// answers (found false for a present object: one or two reads in 6,400
-// when measured).
-func TestPgFastPathConcurrent(t *testing.T) {
-	ctx := context.Background()
-	var objs []tao.Object
-	for id := int64(1); id <= 40; id++ {
-		objs = append(objs, tao.Object{ID: id, Time: id, Value: []byte("v")})
-	}
-	db := openLoaded(t, "pool_max_conns=2", objs, nil)
-	if _, err := db.b.(*pgBackend).pool.Exec(ctx, "UPDATE objects SET version = id * 7"); err != nil {
-		t.Fatal(err)
-	}
-	watched, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer db.WatchContext(watched)()
-	const clients, reads = 16, 2000
-	var wrong atomic.Int64
-	var wg sync.WaitGroup
-	for c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(uint64(c), 5))
-			var res tao.Result
-			for range reads {
-				id := 1 + rng.Int64N(60)
-				res.Reset(1)
-				db.Exec(watched, &tao.Request{Class: tao.Read, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: id}}}, &res)
-				found, version := id <= 40, 7*id
-				if !found {
-					version = 0
-				}
-				if res.Err != nil || res.Ops[0].Found != found || res.Ops[0].Version != version {
-					if wrong.Add(1) <= 5 {
-						t.Errorf("object %d: found %v version %d (%v), want found %v version %d", id, res.Ops[0].Found, res.Ops[0].Version, res.Err, found, version)
-					}
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if n := wrong.Load(); n > 0 {
-		t.Errorf("%d of %d reads got another read's answer", n, clients*reads)
 	}
 }

@@ -53,7 +53,7 @@ func (b *pgBackend) readTxn(ctx context.Context, db *DB, req *tao.Request, res *
 // messages on the connection's prepared statements, then one Sync.
 func (b *pgBackend) batchReadTxn(ctx context.Context, db *DB, req *tao.Request, res *tao.Result) bool {
 	batch := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(req.Ops)+2)}
-	batch.Queue("begin read only")
+	batch.Queue(b.txBeginRead)
 	queue := pgQueue{d: b.d, b: batch}
 	for i := range req.Ops {
 		if _, err := db.op(ctx, &queue, &req.Ops[i], &res.Ops[i]); err != nil {
@@ -346,7 +346,7 @@ func arrayReadTxn(ctx context.Context, pool pgRunner, db *DB, req *tao.Request, 
 	}
 	var u *myUnion
 	handled, err := false, error(nil)
-	if p, ok := pool.(*watchedPool); ok {
+	if p, ok := pool.(*pgPool); ok {
 		handled, err = p.fastRun(ctx, fastTxn, pgReadTxn, func(*pgFastConn) fastRead { return q }, nil)
 		u = q.union()
 	}

@@ -52,11 +52,8 @@ func TestPostgresReadTxnOneStatement(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	points := []tao.Kind{tao.ObjRead, tao.EdgePointRead}
 	arrays := 0
-	// The same transactions on the watched path, where pgReadTxn goes below
-	// pgx with its arrays written by hand (pgfast.go).
-	watched, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer db.WatchContext(watched)()
+	// The same transactions on the fast path, where pgReadTxn goes through
+	// pgconn with its arrays written by hand (pgfast.go).
 	onlyObjs, onlyEdges := 0, 0
 	for i := range 300 {
 		kinds := points
@@ -91,8 +88,8 @@ func TestPostgresReadTxnOneStatement(t *testing.T) {
 			arrays++
 			var fast tao.Result
 			fast.Reset(len(req.Ops))
-			if !arrayReadTxn(watched, b.autoQ.r, db, req, &fast, &b.noArrays) || fast.Outcome != tao.OK {
-				t.Fatalf("transaction %d on the watched path: outcome %v (%v)", i, fast.Outcome, fast.Err)
+			if !arrayReadTxn(ctx, b.autoQ.r, db, req, &fast, &b.noArrays) || fast.Outcome != tao.OK {
+				t.Fatalf("transaction %d on the fast path: outcome %v (%v)", i, fast.Outcome, fast.Err)
 			}
 			objs := 0
 			for j, op := range req.Ops {
@@ -100,7 +97,7 @@ func TestPostgresReadTxnOneStatement(t *testing.T) {
 					objs++
 				}
 				if fast.Ops[j] != want.Ops[j] {
-					t.Errorf("transaction %d op %d %+v on the watched path: %+v, %+v as a batch", i, j, req.Ops[j], fast.Ops[j], want.Ops[j])
+					t.Errorf("transaction %d op %d %+v on the fast path: %+v, %+v as a batch", i, j, req.Ops[j], fast.Ops[j], want.Ops[j])
 				}
 			}
 			switch objs {
@@ -123,16 +120,8 @@ func TestPostgresReadTxnOneStatement(t *testing.T) {
 	if arrays < 150 || onlyObjs < 2 || onlyEdges < 2 {
 		t.Errorf("%d of 300 transactions went as one statement, %d of objects alone, %d of edges alone; want at least 150, 2 and 2", arrays, onlyObjs, onlyEdges)
 	}
-	prepared := 0
-	b.watch.mu.Lock()
-	for g := range b.watch.conns {
-		if g.fast.sd[fastTxn] != nil {
-			prepared++
-		}
-	}
-	b.watch.mu.Unlock()
-	if prepared == 0 {
-		t.Error("no connection prepared pgReadTxn for the fast path: the watched transactions went through pgx")
+	if fastPrepared(t, db, fastTxn) == 0 {
+		t.Error("no connection prepared pgReadTxn for the fast path: the transactions went through pgx")
 	}
 
 	// A server that does not know multi-argument unnest (here: it is

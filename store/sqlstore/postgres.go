@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,19 +36,15 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 	if !fixed {
 		cfg.MaxConns = int32(opts.Clients + 4)
 	}
-	// Every transaction, single statements included, runs at REPEATABLE
-	// READ unless the URL says otherwise: concurrent writers of one row get
-	// a serialization failure (a conflict) instead of waiting and writing
-	// over each other.
-	if _, set := cfg.ConnConfig.RuntimeParams["default_transaction_isolation"]; !set {
-		cfg.ConnConfig.RuntimeParams["default_transaction_isolation"] = "repeatable read"
+	// The store's session settings go per connection after it is made
+	// (pgSession), never as startup parameters, which a pooler such as
+	// PgBouncer refuses; a setting the URL gives stays the user's, sent as
+	// the URL says.
+	sess := &pgSession{
+		isolation: !has(cfg.ConnConfig.RuntimeParams, "default_transaction_isolation"),
+		lockWait:  !has(cfg.ConnConfig.RuntimeParams, "lock_timeout"),
 	}
-	// A lock wait longer than MySQL's default here (1 s) is a conflict
-	// (55P03), as it is there, not a client stalled behind a lock held
-	// for long (docs/databases.md, "Lock waits and timeouts").
-	if _, set := cfg.ConnConfig.RuntimeParams["lock_timeout"]; !set {
-		cfg.ConnConfig.RuntimeParams["lock_timeout"] = "1s"
-	}
+	cfg.AfterConnect = sess.afterConnect
 	// A connection lives as long as the store, as the original's do,
 	// unless the URL says otherwise: pgxpool's default (an hour) would
 	// reconnect mid-run and reads the clock at every release to check it
@@ -55,8 +52,6 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 	if !u.Query().Has("pool_max_conn_lifetime") {
 		cfg.MaxConnLifetime = 0
 	}
-	watch := &pgWatch{}
-	cfg.ConnConfig.DialFunc = watch.dial(cfg.ConnConfig.DialFunc)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %s", name, scrub(err.Error(), pw))
@@ -67,10 +62,29 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 		pool.Close()
 		return nil, connectError(name, err, pw, cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database, cfg.ConnConfig.User, "postgres")
 	}
-	// Fit the pool to the server's free connections (see pool.go); a pool
-	// size given in the URL is the user's to choose.
 	var notes []string
-	if l, ok := pgLimit(pctx, pool); ok && !fixed {
+	pooled := sess.pooled.Load()
+	if pooled {
+		// Behind a pooler in transaction mode a named prepared statement
+		// (pgx's statement cache, the fast path's) is on one server
+		// connection and the next statement may run on another: PgBouncer
+		// 1.18 has none. Unless the URL chose a mode, statements go as
+		// pgx's exec mode (Parse, Bind, Execute in one message group).
+		note := fmt.Sprintf("%s answers through a connection pooler (its server process is not the connection's): the store sets no session settings (lock_timeout, the isolation of single statements: the server's own apply)", name)
+		if !u.Query().Has("default_query_exec_mode") {
+			pool.Close()
+			cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+			if pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+				return nil, fmt.Errorf("%s: %s", name, scrub(err.Error(), pw))
+			}
+			note += " and prepares no statements (default_query_exec_mode=exec; the URL may choose another)"
+		}
+		notes = append(notes, note)
+	}
+	// Fit the pool to the server's free connections (see pool.go); a pool
+	// size given in the URL is the user's to choose, and behind a pooler
+	// the server's connections are the pooler's.
+	if l, ok := pgLimit(pctx, pool); ok && !fixed && !pooled {
 		if n, note := fitPool(name, int(cfg.MaxConns), opts.Clients, l); n < int(cfg.MaxConns) {
 			pool.Close()
 			cfg.MaxConns = int32(n)
@@ -82,15 +96,78 @@ func openPostgres(ctx context.Context, u *url.URL, raw string, opts store.Option
 			}
 		}
 	}
-	b := &pgBackend{d: postgresDialect(), pool: pool, watch: watch}
+	b := &pgBackend{d: postgresDialect(), pool: pool, pooled: pooled}
+	b.txBegin, b.txBeginRead, b.lockReset = "begin", "begin read only", "RESET lock_timeout"
+	if sess.lockWait && !pooled {
+		b.lockReset = pgLockWait
+	}
+	if sess.isolation {
+		b.txOpts.IsoLevel = pgx.RepeatableRead
+		b.txBegin, b.txBeginRead = "begin isolation level repeatable read", "begin isolation level repeatable read read only"
+	}
 	fast := cfg.ConnConfig.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement && cfg.ConnConfig.StatementCacheCapacity > 0
-	b.autoQ = pgQ{d: b.d, r: &watchedPool{pool: pool, w: watch, prepare: fast}}
+	b.autoQ = pgQ{d: b.d, r: &pgPool{Pool: pool, prepare: fast}}
 	var version string
 	if err := pool.QueryRow(pctx, "SELECT version()").Scan(&version); err != nil {
 		pool.Close()
 		return nil, fmt.Errorf("%s: asking the server's version: %s", name, scrub(err.Error(), pw))
 	}
 	return &DB{d: b.d, b: b, name: name, notes: notes, product: pgProduct(version)}, nil
+}
+
+// pgLockWait is the store's lock_timeout (pgSession).
+const pgLockWait = "SET lock_timeout = '1s'"
+
+func has(m map[string]string, k string) bool { _, ok := m[k]; return ok }
+
+// pgSession readies each new connection: it tells whether a pooler
+// answers (the server process the connection reaches is not the one the
+// connection was told of: PgBouncer makes up its own), and, when none
+// does, sets the store's session settings. Every transaction says its
+// isolation level itself (pgBackend.txBegin); these settings are for
+// single statements, which run without one:
+//   - default_transaction_isolation = 'repeatable read': concurrent
+//     writers of one row get a serialization failure (a conflict) instead
+//     of waiting and writing over each other, as in a transaction;
+//   - lock_timeout = '1s': a lock wait longer than MySQL's default here (1
+//     s) is a conflict (55P03), as it is there, not a client stalled
+//     behind a lock held for long (docs/databases.md, "Lock waits and
+//     timeouts").
+//
+// Behind a pooler a session setting would stay on whichever server
+// connection ran it, for other clients, and not follow ours: none is set.
+type pgSession struct {
+	isolation, lockWait bool // set each (the URL did not)
+	pooled              atomic.Bool
+}
+
+func (s *pgSession) afterConnect(ctx context.Context, c *pgx.Conn) error {
+	// A payload ([]byte) whose parameter type the server did not name (the
+	// exec and simple protocol modes, as behind a pooler) is text, as its
+	// column is, not bytea: pgx would send bytea's hex form, stored as it
+	// is ("\x68...", twice as long).
+	c.TypeMap().RegisterDefaultPgType([]byte(nil), "text")
+	// The simple protocol, which every pooler passes whatever its mode.
+	res, err := c.PgConn().Exec(ctx, "SELECT pg_backend_pid()").ReadAll()
+	if err != nil {
+		return err
+	}
+	if len(res) == 1 && len(res[0].Rows) == 1 && string(res[0].Rows[0][0]) != strconv.FormatUint(uint64(c.PgConn().PID()), 10) {
+		s.pooled.Store(true)
+		return nil
+	}
+	var set []string
+	if s.isolation {
+		set = append(set, "SET default_transaction_isolation = 'repeatable read'")
+	}
+	if s.lockWait {
+		set = append(set, pgLockWait)
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	_, err = c.PgConn().Exec(ctx, strings.Join(set, "; ")).ReadAll()
+	return err
 }
 
 // pgBackend runs the store over a pgx pool. pgx prepares and caches every
@@ -103,10 +180,18 @@ type pgBackend struct {
 	autoQ pgQ
 	// noArrays: the server did not understand pgReadTxn (pipeline.go).
 	noArrays atomic.Bool
-	watch    *pgWatch // the run's context, watched once (pgwatch.go)
+	// pooled: a connection pooler answers (pgSession).
+	pooled bool
+	// txBegin and txBeginRead start a transaction at the store's isolation
+	// level (REPEATABLE READ) unless the URL set its own; txOpts is the same
+	// for pgx's BeginTx.
+	txBegin, txBeginRead string
+	txOpts               pgx.TxOptions
+	// lockReset returns a connection's lock_timeout to the session's after
+	// DDL changed it: RESET returns to the value the connection started
+	// with (the URL's, or the server's), not to pgSession's SET.
+	lockReset string
 }
-
-func (b *pgBackend) watchContext(ctx context.Context) func() { return b.watch.watch(ctx) }
 
 func (b *pgBackend) auto() querier { return &b.autoQ }
 func (b *pgBackend) close()        { b.pool.Close() }
@@ -115,7 +200,7 @@ func (b *pgBackend) reset()        { b.pool.Reset() }
 func (b *pgBackend) loading(context.Context, bool) error { return nil }
 
 func (b *pgBackend) begin(ctx context.Context, readOnly bool) (txn, error) {
-	var opts pgx.TxOptions
+	opts := b.txOpts
 	if readOnly {
 		opts.AccessMode = pgx.ReadOnly
 	}
@@ -192,10 +277,19 @@ func (b *pgBackend) buildIndexes(ctx context.Context, phases [][]string) error {
 					if _, err := c.Exec(ctx, buildSettings); err != nil {
 						return err
 					}
-					defer c.Exec(context.Background(), "RESET lock_timeout; RESET maintenance_work_mem; RESET max_parallel_maintenance_workers")
+					defer c.Exec(context.Background(), b.lockReset+"; RESET maintenance_work_mem; RESET max_parallel_maintenance_workers")
 					q := &pgQ{d: b.d, r: c}
 					if i > 0 && isCreateIndex(s) && isCreateIndex(stmts[i-1]) {
-						if err := waitCreating(ctx, q, pids[i-1], ended[i-1]); err != nil {
+						if b.pooled {
+							// Behind a pooler the connection's PID is the
+							// pooler's, not a server process's: the builds
+							// go one after another.
+							select {
+							case <-ended[i-1]:
+							case <-ctx.Done():
+								return ctx.Err()
+							}
+						} else if err := waitCreating(ctx, q, pids[i-1], ended[i-1]); err != nil {
 							return err
 						}
 					}
@@ -259,8 +353,7 @@ func waitCreating(ctx context.Context, q querier, pid uint32, done <-chan struct
 }
 
 // ddl sets the connection's lock_timeout to ddlLockWait and, after fn,
-// back to the session's (RESET returns to the value the connection
-// started with, the URL's or postgres.go's).
+// back to the session's (lockReset).
 func (b *pgBackend) ddl(ctx context.Context, tx bool, fn func(querier) error) error {
 	return b.pool.AcquireFunc(ctx, func(c *pgxpool.Conn) error {
 		for _, s := range ddlWaits("postgres") {
@@ -268,7 +361,7 @@ func (b *pgBackend) ddl(ctx context.Context, tx bool, fn func(querier) error) er
 				return err
 			}
 		}
-		defer c.Exec(context.Background(), "RESET lock_timeout")
+		defer c.Exec(context.Background(), b.lockReset)
 		if !tx {
 			return fn(&pgQ{d: b.d, r: c})
 		}
@@ -296,7 +389,7 @@ type pgQ struct {
 }
 
 func (q *pgQ) first(ctx context.Context, s stmt, args ...any) (int64, bool, error) {
-	if p, ok := q.r.(*watchedPool); ok {
+	if p, ok := q.r.(*pgPool); ok {
 		if n, v, handled, err := p.fast(ctx, s, q.d.stmts[s], args, true); handled {
 			return v, n > 0, err
 		}
@@ -352,7 +445,7 @@ func rawInt(fd []pgconn.FieldDescription, raw [][]byte) (v int64, ok bool) {
 }
 
 func (q *pgQ) count(ctx context.Context, s stmt, args ...any) (int, error) {
-	if p, ok := q.r.(*watchedPool); ok {
+	if p, ok := q.r.(*pgPool); ok {
 		if n, _, handled, err := p.fast(ctx, s, q.d.stmts[s], args, false); handled {
 			return n, err
 		}
@@ -418,19 +511,26 @@ func (b *pgBackend) newLoader(ctx context.Context, db *DB, fast bool) (store.Loa
 	if err != nil {
 		return nil, err
 	}
+	// Behind a pooler the setting would stay on a server connection other
+	// clients get, and not follow the loader's: none is made.
+	if b.pooled {
+		return &pgLoader{db: db, conn: c, fast: fast}, nil
+	}
 	if _, err := c.Exec(ctx, "SET synchronous_commit = off"); err != nil {
 		c.Release()
 		return nil, err
 	}
-	return &pgLoader{db: db, conn: c, fast: fast}, nil
+	return &pgLoader{db: db, conn: c, fast: fast, async: true}, nil
 }
 
 type pgLoader struct {
 	db   *DB
 	conn *pgxpool.Conn
 	fast bool
-	args []any
-	copy copyReader
+	// async: the connection's commits do not wait for the WAL flush.
+	async bool
+	args  []any
+	copy  copyReader
 }
 
 func (l *pgLoader) Load(ctx context.Context, objs []tao.Object, edges []tao.Edge) error {
@@ -488,6 +588,9 @@ func (l *pgLoader) insert(ctx context.Context, objs []tao.Object, edges []tao.Ed
 // again, or closes it.
 func (l *pgLoader) Close() error {
 	defer l.conn.Release()
+	if !l.async {
+		return nil
+	}
 	if _, err := l.conn.Exec(context.Background(), "RESET synchronous_commit"); err != nil {
 		_ = l.conn.Conn().Close(context.Background())
 	}

@@ -124,7 +124,8 @@ var _ store.Database = (*DB)(nil)
 
 // WatchContext has the store end its requests under ctx when ctx ends,
 // until the returned function is called, watching it once rather than per
-// query where the database's driver allows (PostgreSQL: pgwatch.go). The
+// query where a backend can (none does now: PostgreSQL leaves it to pgx,
+// per query, docs/performance.md issue 38). The
 // run calls it with the context every request of the run carries.
 func (db *DB) WatchContext(ctx context.Context) func() {
 	if w, ok := db.b.(interface {

@@ -135,7 +135,7 @@ func (b *pgBackend) writeTxn(ctx context.Context, db *DB, req *tao.Request, res 
 		return true
 	}
 	batch := &pgx.Batch{QueuedQueries: make([]*pgx.QueuedQuery, 0, len(req.Checks)+2*len(req.Ops)+2)}
-	batch.Queue("begin")
+	batch.Queue(b.txBegin)
 	for i := range req.Checks {
 		c := &req.Checks[i]
 		anyVersion := c.Kind != tao.CheckVersion
@@ -279,7 +279,8 @@ func scanBidir(row pgx.Row, k tao.Kind) (bool, error) {
 // bidirAuto runs a single update or delete of a bidirectional association
 // without preconditions as its one statement in autocommit: one round
 // trip, no begin or commit. The statement is atomic and reads one
-// snapshot (REPEATABLE READ, as every transaction of the store's), as the
+// snapshot (at the session's REPEATABLE READ; behind a pooler, the
+// server's default), as the
 // transaction the statement-by-statement path opens for the two writes.
 func (b *pgBackend) bidirAuto(ctx context.Context, db *DB, req *tao.Request, res *tao.Result, inv tao.EdgeType) {
 	op := &req.Ops[0]
