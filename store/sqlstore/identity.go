@@ -82,7 +82,7 @@ func pgIdentify(ctx context.Context, q querier) (store.Identity, error) {
 	switch {
 	case rec == "true":
 		id.Replica, id.Why = true, "pg_is_in_recovery() is true"
-		id.ReadOnly = "a standby in recovery (pg_is_in_recovery() is true)"
+		id.ReadOnly = "a hot standby in recovery (pg_is_in_recovery() is true)"
 	case dro == "on":
 		id.ReadOnly = "default_transaction_read_only is on (set for the server, the database, the user or in the URL)"
 	case tro == "on":
