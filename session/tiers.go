@@ -135,6 +135,18 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 	if n := len(opts.Replicas); n > 0 {
 		s.sink.Note(fmt.Sprintf("note: the database tier's reads go to %d replica(s) in turn; writes to %s", n, primaryName(primary, s.url)))
 	}
+	if opts.Cache != "" {
+		// The tao tier's keys name the database (store.Scope): the
+		// primary's, which its replicas share.
+		from := primary
+		if from == nil {
+			from = opts.Replicas[0]
+		}
+		if opts.Scope, err = store.Scope(ctx, from); err != nil {
+			closeReps()
+			return nil, nil, fmt.Errorf("%s: naming the database for the tao tier's keys: %w", s.opts.Name, err)
+		}
+	}
 	ts, err := tier.Open(ctx, primary, opts)
 	if err != nil {
 		closeReps()
