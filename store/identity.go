@@ -26,9 +26,8 @@ type Identity struct {
 	ReadOnly string
 	// Replica says the server replays another server's changes: a
 	// PostgreSQL standby in recovery, a MySQL or MariaDB server with
-	// replication configured or read-only. Why tells how it was seen.
+	// replication configured or read-only.
 	Replica bool
-	Why     string
 }
 
 // Identifier is a store that can tell its Identity. Every database store

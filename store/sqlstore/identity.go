@@ -60,13 +60,17 @@ func text(ctx context.Context, q querier, sql string, dest ...*string) bool {
 // defaults refuse writes as a standby does.
 func pgIdentify(ctx context.Context, q querier) (store.Identity, error) {
 	var id store.Identity
-	var rec, dro, tro, dbname, schema string
-	err := q.query(ctx, "SELECT pg_is_in_recovery()::text, current_setting('default_transaction_read_only'), "+
-		"current_setting('transaction_read_only'), current_database(), COALESCE(current_schema(), '')", nil,
-		func(scan func(...any) error) error { return scan(&rec, &dro, &tro, &dbname, &schema) })
+	var dbname, schema string
+	err := q.query(ctx, "SELECT current_database()::text, COALESCE(current_schema()::text, '')", nil,
+		func(scan func(...any) error) error { return scan(&dbname, &schema) })
 	if err != nil {
 		return id, err
 	}
+	// One question each: a server of the protocol may lack one.
+	var rec, dro, tro string
+	text(ctx, q, "SELECT pg_is_in_recovery()::text", &rec)
+	text(ctx, q, "SELECT current_setting('default_transaction_read_only')", &dro)
+	text(ctx, q, "SELECT current_setting('transaction_read_only')", &tro)
 	var sysid, started string
 	switch {
 	case text(ctx, q, "SELECT system_identifier::text FROM pg_control_system()", &sysid):
@@ -81,7 +85,7 @@ func pgIdentify(ctx context.Context, q querier) (store.Identity, error) {
 	}
 	switch {
 	case rec == "true":
-		id.Replica, id.Why = true, "pg_is_in_recovery() is true"
+		id.Replica = true
 		id.ReadOnly = "a hot standby in recovery (pg_is_in_recovery() is true)"
 	case dro == "on":
 		id.ReadOnly = "default_transaction_read_only is on (set for the server, the database, the user or in the URL)"
@@ -124,7 +128,7 @@ func myIdentify(ctx context.Context, m *myBackend) (store.Identity, error) {
 	for _, k := range []string{"read_only", "super_read_only", "innodb_read_only", "tidb_super_read_only", "tidb_restricted_read_only"} {
 		if on(k) {
 			id.ReadOnly = "@@" + k + " is ON"
-			id.Replica, id.Why = true, id.ReadOnly
+			id.Replica = true
 			break
 		}
 	}
@@ -146,9 +150,7 @@ func myIdentify(ctx context.Context, m *myBackend) (store.Identity, error) {
 		}
 		configured := rows.Next()
 		rows.Close()
-		if configured {
-			id.Replica, id.Why = true, "replication is configured ("+s+" shows a source)"
-		}
+		id.Replica = id.Replica || configured
 		break
 	}
 	return id, nil
