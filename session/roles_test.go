@@ -178,3 +178,32 @@ func TestRolesMariaDB(t *testing.T) {
 		t.Errorf("scopes: primary %s, replicas %s %s; want the replicas the primary's", p, a, b)
 	}
 }
+
+// A database's scope (the tao tier's key namespace) stays while it holds
+// one load and changes when it is dropped and loaded again: its run
+// numbers start over, and entries of the old load's runs, still in Redis
+// until they expire, must not be served to the new one's.
+func TestScopeChangesWithEachLoad(t *testing.T) {
+	url := sqlite(t)
+	ctx := context.Background()
+	s := open(t, url, session.Options{Name: "load", Clients: 2})
+	defer s.Close()
+	load := func(drop bool) string {
+		t.Helper()
+		if err := s.Load(ctx, session.LoadSpec{Workload: builtin(t, "o"), Seed: 1, Edges: 300, Threads: 1, Drop: drop}); err != nil {
+			t.Fatal(err)
+		}
+		sc, err := store.Scope(ctx, s.Store())
+		if err != nil || sc == "" {
+			t.Fatalf("scope: %q, %v", sc, err)
+		}
+		return sc
+	}
+	first := load(false)
+	if again := load(false); again != first {
+		t.Errorf("the same load, found again: scope %s, was %s", again, first)
+	}
+	if dropped := load(true); dropped == first {
+		t.Errorf("loaded again after --drop: scope %s, the old load's", dropped)
+	}
+}
