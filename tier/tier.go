@@ -189,7 +189,7 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 			t.prefix += ":" + scope
 		}
 		s.tao = t
-		s.notes = append(s.notes, "tao tier on "+store.Redact(opts.Cache)+": "+t.bound(ctx))
+		s.notes = append(s.notes, "tao tier on "+store.Redact(opts.Cache)+", keys "+t.prefix+":*: "+t.bound(ctx))
 	}
 	for _, r := range opts.Replicas {
 		s.reps = append(s.reps, &replica{st: r})
