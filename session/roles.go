@@ -77,7 +77,7 @@ func (s *Session) checkReplica(ctx context.Context, p, first *store.Identity, r 
 	case p != nil && id.Server != "" && id.Server == p.Server && id.Database == p.Database:
 		return badInput("%s: --replica %s is the primary itself (the same server as --db %s): give a replica (standby) of it, or drop --replica", s.opts.Name, name, s.url)
 	case !id.Replica:
-		return badInput("%s: --replica %s is not a replica: it takes writes and replays no other server (a PostgreSQL standby is in recovery; a MySQL or MariaDB replica has a replication source or read_only ON): give a replica (standby) of --db, or give this server as --db", s.opts.Name, name)
+		return badInput("%s: --replica %s is not a replica: it replays no other server (a PostgreSQL standby is in recovery; a MySQL or MariaDB replica has a replication source or read_only ON): give a replica (standby) of --db, or give this server as --db", s.opts.Name, name)
 	case p != nil && id.Database != p.Database:
 		return badInput("%s: --replica %s serves another database than --db %s (%s there, %s on the primary): give a replica (standby) of --db's database", s.opts.Name, name, s.url, id.Database, p.Database)
 	case first != nil && id.Database != first.Database:
