@@ -105,6 +105,10 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 		return Result{}, fmt.Errorf("load: part %d of %d: want 0 to %d", opt.Part, opt.Parts, opt.Parts-1)
 	}
 	first, end := int64(0), g.Nodes()
+	// A token of this load's own names the data in keys shared outside
+	// the database (store.Scope); the parts of a split load keep the
+	// first one's.
+	loadID := store.NewLoadID()
 	if split {
 		first, end = partRange(end, opt.Part, opt.Parts)
 		old, err := db.Meta(ctx)
@@ -113,6 +117,9 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 		}
 		if err := CheckParts(old, opt.Parts); err != nil {
 			return Result{}, err
+		}
+		if v := old[store.MetaLoadID]; v != "" && old[graph.MetaState] == graph.StateLoading {
+			loadID = v
 		}
 	}
 	total := end - first
@@ -125,6 +132,7 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 	rec[graph.MetaState] = graph.StateLoading
 	rec["load_started"] = start.UTC().Format(time.RFC3339)
 	rec["taobench_version"] = opt.Version
+	rec[store.MetaLoadID] = loadID
 	if split {
 		rec[metaParts] = strconv.Itoa(opt.Parts)
 		rec[metaPart(opt.Part)] = graph.StateLoading

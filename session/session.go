@@ -89,6 +89,8 @@ type Options struct {
 	// ReadOnly opens a read replica as the session's database (run
 	// --replica without --db): nothing is created or written on it (no
 	// setup, no load, no run number reserved), and only reads run.
+	// Without it (or MustExist), Open refuses a server that takes no
+	// writes (an InputError naming it).
 	ReadOnly bool
 	// Live, when set, gets the session's load progress and, unless an
 	// experiment's run.Config gives its own, every experiment's requests:
@@ -152,6 +154,15 @@ func Open(ctx context.Context, url string, opts Options) (*Session, error) {
 	if err := s.openMore(ctx, ws); err != nil {
 		s.Close()
 		return nil, err
+	}
+	// A command that writes is refused a server that takes no writes at
+	// once (roles.go), not request by request; info and check
+	// (MustExist) and a run on replicas alone (ReadOnly) only read.
+	if !opts.ReadOnly && !opts.MustExist {
+		if err := s.checkWritable(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	for _, n := range s.Notes() {
 		s.sink.Note(n)

@@ -110,6 +110,21 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 			r.Close()
 		}
 	}
+	// Each replica must replay the primary's database (roles.go); with
+	// the replicas alone, the first one's.
+	var pid, first *store.Identity
+	if s.opts.ReadOnly {
+		if err := s.checkReplica(ctx, nil, nil, s.st, t.Replicas[0]); err != nil {
+			return nil, nil, err
+		}
+		if id, ok, _ := identify(ctx, s.st); ok {
+			first = &id
+		}
+	} else if id, ok, err := identify(ctx, s.st); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", s.opts.Name, err)
+	} else if ok {
+		pid = &id
+	}
 	for _, u := range urls {
 		r, err := store.Default.Open(ctx, u, store.Options{Clients: clients, MustExist: true})
 		if err != nil {
@@ -119,6 +134,10 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 		opened = append(opened, r)
 		opts.Replicas = append(opts.Replicas, r)
 		opts.ReplicaNames = append(opts.ReplicaNames, store.Redact(u))
+		if err := s.checkReplica(ctx, pid, first, r, u); err != nil {
+			closeReps()
+			return nil, nil, err
+		}
 		if err := s.sameGraph(ctx, r, u); err != nil {
 			closeReps()
 			return nil, nil, err
@@ -126,6 +145,18 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 	}
 	if n := len(opts.Replicas); n > 0 {
 		s.sink.Note(fmt.Sprintf("note: the database tier's reads go to %d replica(s) in turn; writes to %s", n, primaryName(primary, s.url)))
+	}
+	if opts.Cache != "" {
+		// The tao tier's keys name the database (store.Scope): the
+		// primary's, which its replicas share.
+		from := primary
+		if from == nil {
+			from = opts.Replicas[0]
+		}
+		if opts.Scope, err = store.Scope(ctx, from); err != nil {
+			closeReps()
+			return nil, nil, fmt.Errorf("%s: naming the database for the tao tier's keys: %w", s.opts.Name, err)
+		}
 	}
 	ts, err := tier.Open(ctx, primary, opts)
 	if err != nil {
@@ -209,7 +240,7 @@ func (s *Session) sameGraph(ctx context.Context, r store.Store, u string) error 
 	if err != nil {
 		return badInput("run: --replica %s: reading its graph record: %v", store.Redact(u), err)
 	}
-	for _, k := range []string{"format_version", "edges", "seed", "graph_hash", "shards", "nodes", graph.MetaState} {
+	for _, k := range []string{"format_version", "edges", "seed", "graph_hash", "shards", "nodes", graph.MetaState, store.MetaLoadID} {
 		if got[k] != want[k] {
 			return badInput("run: --replica %s holds another graph than %s (%s %q there, %q on the primary): give a replica of --db, or wait until it has replayed the load", store.Redact(u), s.url, k, got[k], want[k])
 		}

@@ -21,7 +21,9 @@ import (
 // it was filled so a run leaves nothing behind for long. Its size bound
 // is Redis's own (maxmemory with an LRU policy; docs/tiers.md).
 type taoTier struct {
-	c      *redis.Client
+	c *redis.Client
+	// prefix is the URL's ?prefix with the database's scope
+	// (store.Scope): two databases never share keys, whatever the URL.
 	prefix string
 	expire time.Duration
 	// prefill: fill each experiment's keys from the database in its
@@ -113,7 +115,8 @@ func redactErr(err error, raw string) string {
 }
 
 // namespace is the key prefix of one experiment: every process of a run
-// shares it (the same graph and run number) and no other run does.
+// shares it (the same database, graph and run number) and no other run
+// does.
 func (t *taoTier) namespace(graphSeed uint64, run int64) string {
 	return t.prefix + ":" + strconv.FormatUint(graphSeed, 10) + ":" + strconv.FormatInt(run, 10) + ":"
 }

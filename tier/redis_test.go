@@ -402,7 +402,13 @@ func TestSharedLogAcrossProcesses(t *testing.T) {
 	ctx := context.Background()
 	cache := sharedRedis(t)
 	rec := &recorder{Store: db, writes: map[int64][][2]time.Time{}}
-	writer, err := tier.Open(ctx, rec, tier.Options{Cache: cache, Clients: 2})
+	// The recorder hides the database's identity: it is given the
+	// database's scope, as another process on the database would find it.
+	scope, err := store.Scope(ctx, db)
+	if err != nil || scope == "" {
+		t.Fatalf("the database's scope: %q, %v", scope, err)
+	}
+	writer, err := tier.Open(ctx, rec, tier.Options{Cache: cache, Clients: 2, Scope: scope})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -59,6 +59,11 @@ type Options struct {
 	// (0: HeartbeatID()).
 	HeartbeatEvery time.Duration
 	HeartbeatID    int64
+	// Scope names the database in the tao tier's keys (store.Scope):
+	// "" has Open ask the database (the primary, else the first
+	// replica), so that two databases sharing one Redis never share an
+	// entry or a commit log, whatever the URL's prefix.
+	Scope string
 	// Trace, when set, sees every read a tier answered (tests check the
 	// staleness classification with it); it must be safe for concurrent use.
 	Trace func(Read)
@@ -190,8 +195,22 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		if err != nil {
 			return nil, err
 		}
+		scope := opts.Scope
+		if scope == "" {
+			from := db
+			if from == nil && len(opts.Replicas) > 0 {
+				from = opts.Replicas[0]
+			}
+			if scope, err = store.Scope(ctx, from); err != nil {
+				t.c.Close()
+				return nil, fmt.Errorf("naming the database for the tao tier's keys: %w", err)
+			}
+		}
+		if scope != "" {
+			t.prefix += ":" + scope
+		}
 		s.tao = t
-		s.notes = append(s.notes, "tao tier on "+store.Redact(opts.Cache)+": "+t.bound(ctx))
+		s.notes = append(s.notes, "tao tier on "+store.Redact(opts.Cache)+", keys "+t.prefix+":*: "+t.bound(ctx))
 	}
 	for i, r := range opts.Replicas {
 		name := fmt.Sprintf("replica %d", i+1)

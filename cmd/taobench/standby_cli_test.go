@@ -96,12 +96,17 @@ func TestCLIStandby(t *testing.T) {
 		}
 	}
 
-	// A "replica" holding another graph is refused before the run.
+	// A "replica" that is none (an SQLite file of another graph) is
+	// refused before the run; so is the primary given as its own replica.
 	other := "sqlite:" + filepath.Join(dir, "other.db")
 	cliMust(t, "load", "--db", other, "--workload", "o", "--edges", "1000")
 	r = cliRun(t, "run", "--db", primary, "--replica", other, "--workload", "o", "--duration", "1s")
-	if r.code != 2 || !strings.Contains(r.stderr, "holds another graph") || !strings.Contains(r.stderr, "give a replica of --db") {
-		t.Errorf("a replica of another graph: want exit 2 naming the fix:\n%s", r)
+	if r.code != 2 || !strings.Contains(r.stderr, "is not a replica") || !strings.Contains(r.stderr, "give a replica (standby) of --db") {
+		t.Errorf("an SQLite file as --replica: want exit 2 naming the fix:\n%s", r)
+	}
+	r = cliRun(t, "run", "--db", primary, "--replica", primary, "--workload", "o", "--duration", "1s")
+	if r.code != 2 || !strings.Contains(r.stderr, "is the primary itself") {
+		t.Errorf("the primary as --replica: want exit 2 naming it:\n%s", r)
 	}
 
 	r = cliRun(t, "run", "--replica", standby, "--workload", "o", "--duration", "1s")

@@ -144,3 +144,45 @@ func TestCLITiersOnEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// Two databases holding the same graph, run one after the other with one
+// Redis and one prefix (the default-prefix case): each run's keys
+// are under its own database's scope, so neither serves the other's
+// entries.
+func TestCLITwoDatabasesOneRedis(t *testing.T) {
+	t.Parallel()
+	base := testenv.RedisURL(t)
+	prefix := testenv.UniqueName()
+	opts, err := redis.ParseURL(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opts)
+	ctx := context.Background()
+	keys := func() []string {
+		k, err := c.Keys(ctx, prefix+":*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	t.Cleanup(func() {
+		if k := keys(); len(k) > 0 {
+			c.Del(ctx, k...)
+		}
+		c.Close()
+	})
+	dir := t.TempDir()
+	for _, name := range []string{"a.db", "b.db"} {
+		cliMust(t, "run", "--db", "sqlite:"+filepath.Join(dir, name), "--edges", "2000", "--workload", "o",
+			"--threads", "2", "--warmup", "0", "--duration", "1", "--cache", base+"?prefix="+prefix)
+	}
+	scopes := map[string]int{}
+	for _, k := range keys() {
+		scope, _, _ := strings.Cut(strings.TrimPrefix(k, prefix+":"), ":")
+		scopes[scope]++
+	}
+	if len(scopes) != 2 {
+		t.Errorf("the keys of two databases' runs fall under %d namespaces %v after the prefix; want one per database", len(scopes), scopes)
+	}
+}

@@ -127,7 +127,7 @@ func (db *DB) readOnlyError(ctx context.Context, err error) error {
 		reason = "it refused a write: " + firstLine(err.Error())
 	}
 	msg := fmt.Sprintf("%s: the server is read-only (%s), and taobench must write (its tables, the graph, write requests): "+
-		"point --db at the primary (read-write) server; running against replicas is not supported yet", db.name, reason)
+		"point --db at the primary (read-write) server, and give a standby or replica as --replica (docs/tiers.md)", db.name, reason)
 	if fix != "" {
 		msg += "; or " + fix
 	}
