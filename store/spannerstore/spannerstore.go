@@ -15,7 +15,10 @@
 // an aborted transaction (codes.Aborted, Spanner's way of reporting a lock
 // conflict) ends the request as a conflict and the runner retries and
 // counts it, as it does for every store, so each attempt the client made
-// is one attempt in the results. docs/databases.md has the schema and why.
+// is one attempt in the results. On the emulator (SPANNER_EMULATOR_HOST),
+// whose one-read-write-transaction-at-a-time rule ends transactions with
+// other codes, emulator.go says what the store does. docs/databases.md has
+// the schema and why.
 package spannerstore
 
 import (
