@@ -45,6 +45,12 @@ func (db *DB) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
 	}
 	edge := req.Ops[0].Kind.IsEdge()
 	if readOnly {
+		release, err := db.enter(ctx, false) // on the emulator, beside no write (emulator.go)
+		if err != nil {
+			db.finish(ctx, res, err, edge)
+			return
+		}
+		defer release()
 		var r reader
 		if len(req.Ops) == 1 {
 			ro := db.client.Single()
@@ -80,10 +86,11 @@ func (db *DB) finish(ctx context.Context, res *tao.Result, err error, edge bool)
 	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
 		c == codes.DeadlineExceeded || c == codes.Canceled:
 		res.Outcome, res.Err = tao.Timeout, err
-	case c == codes.Aborted:
+	case c == codes.Aborted || db.emulatorConflict(err):
 		// Spanner aborts a transaction that lost a lock conflict
-		// (wound-wait) or found its snapshot gone: a conflict the runner
-		// retries.
+		// (wound-wait) or found its snapshot gone, the emulator one that
+		// lost to another transaction (emulator.go): a conflict the
+		// runner retries.
 		res.Outcome = tao.ConflictObject
 		if edge {
 			res.Outcome = tao.ConflictAssociation

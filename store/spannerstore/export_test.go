@@ -58,3 +58,12 @@ func Count(ctx context.Context, db any, table string) (int64, error) {
 	err := it.Do(func(r *spanner.Row) error { return r.Columns(&n) })
 	return n, err
 }
+
+// Conns is conns: the gRPC connections for so many clients.
+func Conns(clients int) int { return conns(clients) }
+
+// FinishEmulator sets res as Exec does for a server error of code c with
+// message msg, on the emulator or not.
+func FinishEmulator(ctx context.Context, res *tao.Result, c codes.Code, msg string, emulator bool) {
+	(&DB{emulator: emulator}).finish(ctx, res, status.Error(c, msg), false)
+}

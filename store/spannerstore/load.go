@@ -177,7 +177,7 @@ func (l *loader) apply(ctx context.Context, ms []*spanner.Mutation) error {
 	// locks nothing until its commit), which Apply retries when aborted.
 	// ApplyAtLeastOnce's single-use commit would save the begin's round
 	// trip, but spannertest cannot take it, and load time is not measured.
-	if _, err := l.db.client.Apply(ctx, ms); err != nil {
+	if _, err := l.db.apply(ctx, ms); err != nil {
 		return fmt.Errorf("%s: loading %d rows: %w", l.db.name, len(ms), err)
 	}
 	return nil

@@ -32,7 +32,7 @@ func ownRow(k string) bool {
 // PutRunRecord records rec under key in TaobenchMeta.
 func (db *DB) PutRunRecord(ctx context.Context, key, rec string) error {
 	m := spanner.InsertOrUpdate("TaobenchMeta", []string{"K", "V"}, []any{runRecPrefix + key, rec})
-	if _, err := db.client.Apply(ctx, []*spanner.Mutation{m}); err != nil {
+	if _, err := db.apply(ctx, []*spanner.Mutation{m}); err != nil {
 		return fmt.Errorf("%s: recording this run: %w", db.name, err)
 	}
 	return nil
@@ -67,7 +67,7 @@ func (db *DB) DeleteRunRecords(ctx context.Context, keys []string) error {
 	for _, k := range keys {
 		ms = append(ms, spanner.Delete("TaobenchMeta", spanner.Key{runRecPrefix + k}))
 	}
-	if _, err := db.client.Apply(ctx, ms); err != nil {
+	if _, err := db.apply(ctx, ms); err != nil {
 		return fmt.Errorf("%s: removing old run records: %w", db.name, err)
 	}
 	return nil
@@ -83,7 +83,7 @@ func (db *DB) AgreeStart(ctx context.Context, key string, at, stale time.Time) (
 	var err error
 	for range 50 {
 		var n int64
-		_, err = db.client.ReadWriteTransaction(ctx, func(ctx context.Context, tx *spanner.ReadWriteTransaction) error {
+		_, err = db.readWrite(ctx, func(ctx context.Context, tx *spanner.ReadWriteTransaction) error {
 			n = at.UnixNano()
 			row, err := tx.ReadRow(ctx, "TaobenchMeta", spanner.Key{k}, []string{"V"})
 			switch {

@@ -155,7 +155,7 @@ func (db *DB) SetMeta(ctx context.Context, kv map[string]string) error {
 		ms = append(ms, spanner.InsertOrUpdate("TaobenchMeta", []string{"K", "V"}, []any{k, kv[k]}))
 	}
 	// Apply retries an aborted transaction itself.
-	if _, err := db.client.Apply(ctx, ms); err != nil {
+	if _, err := db.apply(ctx, ms); err != nil {
 		return fmt.Errorf("%s: writing TaobenchMeta: %w", db.name, err)
 	}
 	return nil
@@ -196,7 +196,7 @@ func (db *DB) reserve(ctx context.Context, key string) (int64, error) {
 	var err error
 	for range 50 {
 		var n int64
-		_, err = db.client.ReadWriteTransaction(ctx, func(ctx context.Context, tx *spanner.ReadWriteTransaction) error {
+		_, err = db.readWrite(ctx, func(ctx context.Context, tx *spanner.ReadWriteTransaction) error {
 			if key != "" {
 				row, err := tx.ReadRow(ctx, "TaobenchRunKeys", spanner.Key{key}, []string{"Run"})
 				if err == nil {

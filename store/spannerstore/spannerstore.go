@@ -15,7 +15,10 @@
 // an aborted transaction (codes.Aborted, Spanner's way of reporting a lock
 // conflict) ends the request as a conflict and the runner retries and
 // counts it, as it does for every store, so each attempt the client made
-// is one attempt in the results. docs/databases.md has the schema and why.
+// is one attempt in the results. On the emulator (SPANNER_EMULATOR_HOST),
+// whose one-read-write-transaction-at-a-time rule ends transactions with
+// other codes, emulator.go says what the store does. docs/databases.md has
+// the schema and why.
 package spannerstore
 
 import (
@@ -28,6 +31,8 @@ import (
 
 	"cloud.google.com/go/spanner"
 	database "cloud.google.com/go/spanner/admin/database/apiv1"
+	"golang.org/x/sync/semaphore"
+	"google.golang.org/api/option"
 	"google.golang.org/grpc/codes"
 
 	"github.com/taobench/taobench/store"
@@ -43,7 +48,12 @@ type DB struct {
 	admin  *database.DatabaseAdminClient
 	path   string // projects/P/instances/I/databases/D
 	name   string // the URL, for messages
-	load   loadState
+	// emulator is set when SPANNER_EMULATOR_HOST is: the emulator's
+	// lost transactions are conflicts, and the store runs a read-write
+	// transaction alone, through gate (emulator.go).
+	emulator bool
+	gate     *semaphore.Weighted
+	load     loadState
 }
 
 var _ store.Database = (*DB)(nil)
@@ -71,20 +81,17 @@ func open(ctx context.Context, u *url.URL, raw string, opts store.Options) (stor
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{path: path, name: "spanner://" + path}
+	db := &DB{path: path, name: "spanner://" + path, emulator: os.Getenv("SPANNER_EMULATOR_HOST") != "",
+		gate: semaphore.NewWeighted(gateAll)}
 	if opts.SchemaOnly {
 		return db, nil // Schema needs no connection
 	}
 	cfg := spanner.ClientConfig{
-		SessionPoolConfig: spanner.DefaultSessionPoolConfig,
 		// Exporting the client's own metrics to Cloud Monitoring is not
 		// taobench's business, and would add requests to the benchmark.
 		DisableNativeMetrics: true,
 	}
-	if uint64(opts.Clients) > cfg.SessionPoolConfig.MaxOpened {
-		cfg.SessionPoolConfig.MaxOpened = uint64(opts.Clients)
-	}
-	db.client, err = spanner.NewClientWithConfig(ctx, path, cfg)
+	db.client, err = spanner.NewClientWithConfig(ctx, path, cfg, option.WithGRPCConnectionPool(conns(opts.Clients)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w%s", db.name, err, credentialsHint())
 	}
@@ -101,6 +108,17 @@ func open(ctx context.Context, u *url.URL, raw string, opts store.Options) (stor
 		}
 	}
 	return db, nil
+}
+
+// conns is the number of gRPC connections the client opens for clients
+// concurrent requests. The client keeps no session pool any more (one
+// multiplexed session carries every request: SessionPoolConfig is
+// ignored) and ClientConfig.NumChannels is deprecated for the connection
+// pool option; the client's own dynamic pool (DefaultDynamicChannelPoolConfig)
+// scales up past 25 requests a connection. So clients/25, at least the
+// client's default of 4.
+func conns(clients int) int {
+	return max(4, (clients+24)/25)
 }
 
 // credentialsHint says where the client looks for credentials.

@@ -2,13 +2,23 @@ package spannerstore_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"strings"
 	"testing"
 
+	database "cloud.google.com/go/spanner/admin/database/apiv1"
+	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
+	instance "cloud.google.com/go/spanner/admin/instance/apiv1"
+	"cloud.google.com/go/spanner/admin/instance/apiv1/instancepb"
 	"cloud.google.com/go/spanner/spannertest"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
+	"github.com/taobench/taobench/internal/testenv"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/store/spannerstore"
 	"github.com/taobench/taobench/store/storetest"
@@ -64,6 +74,65 @@ func openReal(t *testing.T, raw string) store.Database {
 	return db
 }
 
+// TestConformanceEmulator runs the whole suite on the Cloud Spanner
+// emulator (testenv.SpannerEmulator: TAOBENCH_SPANNER_EMULATOR's, or one of
+// the test's own from bench/cluster/spanner), in a database of the test's
+// own. Nothing is skipped: the emulator's one-transaction-at-a-time rule
+// ends a held transaction when another begins, and the store's gate
+// (emulator.go) is what makes UniqueRace, LockHold, ReserveRun and Load
+// pass; its lost transactions are conflicts the suite retries.
+func TestConformanceEmulator(t *testing.T) {
+	addr := testenv.SpannerEmulator(t)
+	t.Setenv("SPANNER_EMULATOR_HOST", addr)
+	raw := emulatorDatabase(t)
+	storetest.Run(t, func(t *testing.T) store.Database { return openReal(t, raw) })
+}
+
+// emulatorDatabase creates a database of a unique name in project
+// taobench's instance taobench on the emulator at SPANNER_EMULATOR_HOST
+// (the instance too, where absent), drops it when the test ends and
+// returns its URL.
+func emulatorDatabase(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	const project, inst = "projects/taobench", "projects/taobench/instances/taobench"
+	ia, err := instance.NewInstanceAdminClient(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ia.Close()
+	op, err := ia.CreateInstance(ctx, &instancepb.CreateInstanceRequest{Parent: project, InstanceId: "taobench",
+		Instance: &instancepb.Instance{Config: project + "/instanceConfigs/emulator-config", DisplayName: "taobench", NodeCount: 1}})
+	if err == nil {
+		_, err = op.Wait(ctx)
+	}
+	if err != nil && status.Code(err) != codes.AlreadyExists {
+		t.Fatalf("creating %s: %v", inst, err)
+	}
+	da, err := database.NewDatabaseAdminClient(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { da.Close() })
+	b := make([]byte, 6)
+	rand.Read(b)
+	name := "tb_" + hex.EncodeToString(b)
+	dop, err := da.CreateDatabase(ctx, &databasepb.CreateDatabaseRequest{Parent: inst, CreateStatement: fmt.Sprintf("CREATE DATABASE `%s`", name)})
+	if err == nil {
+		_, err = dop.Wait(ctx)
+	}
+	if err != nil {
+		t.Fatalf("creating database %s: %v", name, err)
+	}
+	path := inst + "/databases/" + name
+	t.Cleanup(func() {
+		if err := da.DropDatabase(ctx, &databasepb.DropDatabaseRequest{Database: path}); err != nil {
+			t.Errorf("dropping %s: %v", path, err)
+		}
+	})
+	return "spanner://" + path
+}
+
 func TestConformance(t *testing.T) {
 	if raw := os.Getenv("TAOBENCH_SPANNER_URL"); raw != "" {
 		storetest.RunSkipping(t, func(t *testing.T) store.Database { return openReal(t, raw) }, nil)
@@ -102,6 +171,48 @@ func TestFinish(t *testing.T) {
 		spannerstore.Finish(ctx, &res, c.code, c.edge)
 		if res.Outcome != c.want || res.Code != c.code {
 			t.Errorf("%s (edge %v): outcome %v, code %q; want %v, %q", c.code, c.edge, res.Outcome, res.Code, c.want, c.code)
+		}
+	}
+}
+
+// TestEmulatorConflict: the emulator's answers to a read-write
+// transaction that lost to another are conflicts under their own codes;
+// the same codes from Spanner, or other messages, stay errors.
+func TestEmulatorConflict(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		code     codes.Code
+		msg      string
+		emulator bool
+		want     tao.Outcome
+		wantCode string
+	}{
+		{codes.FailedPrecondition, "Invalid transaction ID. Transaction ID must be >= 145", true, tao.ConflictObject, "FAILED_PRECONDITION"},
+		{codes.FailedPrecondition, "Cannot read or query using a transaction after it has been committed or rolledback.", true, tao.ConflictObject, "FAILED_PRECONDITION"},
+		{codes.FailedPrecondition, "Cannot commit a transaction after it has been rolled back.", true, tao.ConflictObject, "FAILED_PRECONDITION"},
+		{codes.NotFound, "Transaction not found: 206", true, tao.ConflictObject, "NOT_FOUND"},
+		// Not the emulator: the same answers are errors.
+		{codes.FailedPrecondition, "Invalid transaction ID. Transaction ID must be >= 145", false, tao.Error, "FAILED_PRECONDITION"},
+		{codes.NotFound, "Transaction not found: 206", false, tao.Error, "NOT_FOUND"},
+		// The emulator, other messages: errors.
+		{codes.NotFound, "Table not found: Objects", true, tao.Error, "NOT_FOUND"},
+		{codes.FailedPrecondition, "Cannot specify a null value for column: Objects.Value", true, tao.Error, "FAILED_PRECONDITION"},
+	} {
+		var res tao.Result
+		res.Reset(1)
+		spannerstore.FinishEmulator(ctx, &res, c.code, c.msg, c.emulator)
+		if res.Outcome != c.want || res.Code != c.wantCode {
+			t.Errorf("%v %q (emulator %v): outcome %v, code %q; want %v, %q", c.code, c.msg, c.emulator, res.Outcome, res.Code, c.want, c.wantCode)
+		}
+	}
+}
+
+// TestConns: the gRPC connections grow with the clients, 25 a
+// connection, never below the client's default of 4.
+func TestConns(t *testing.T) {
+	for _, c := range []struct{ clients, want int }{{0, 4}, {1, 4}, {100, 4}, {101, 5}, {1000, 40}} {
+		if got := spannerstore.Conns(c.clients); got != c.want {
+			t.Errorf("Conns(%d) = %d, want %d", c.clients, got, c.want)
 		}
 	}
 }

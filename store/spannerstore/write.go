@@ -241,6 +241,12 @@ func (w *wtx) others(ctx context.Context, id1 int64, t tao.EdgeType, id2 int64) 
 
 // write runs a write request in one read-write transaction.
 func (db *DB) write(ctx context.Context, req *tao.Request, res *tao.Result, edge bool) {
+	release, err := db.enter(ctx, true) // on the emulator, alone (emulator.go)
+	if err != nil {
+		db.finish(ctx, res, err, edge)
+		return
+	}
+	defer release()
 	tx, err := spanner.NewReadWriteStmtBasedTransaction(ctx, db.client)
 	if err != nil {
 		db.finish(ctx, res, err, edge)
