@@ -76,7 +76,7 @@ func ParamNames(query string) string {
 	var names []string
 	for _, kv := range strings.FieldsFunc(query, func(r rune) bool { return r == '&' || r == ';' }) {
 		k, _, _ := strings.Cut(kv, "=")
-		names = append(names, Redact("?"+k)[1:])
+		names = append(names, Redact("?" + k)[1:])
 	}
 	return strings.Join(names, ", ")
 }
