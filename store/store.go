@@ -276,7 +276,19 @@ func redactOnce(raw string) string {
 			}
 		}
 	}
-	return redactQuery(s)
+	return redactFragment(redactQuery(s))
+}
+
+// redactFragment masks the text after the first # that redactQuery left
+// (a #fragment of a URL without a query, or after a harmless parameter):
+// no store reads one, and it may be a secret typed where it does not
+// belong. A # in a password of the user info was masked with it.
+func redactFragment(s string) string {
+	i := strings.IndexByte(s, '#')
+	if i < 0 || s[i+1:] == "" || s[i+1:] == redactMask {
+		return s
+	}
+	return s[:i+1] + redactMask
 }
 
 const redactMask = "xxxxx"

@@ -96,7 +96,7 @@ func parseCache(raw string, clients int) (*cacheURL, error) {
 		}
 		if p := u.Port(); p != "" {
 			if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-				return nil, bad("port %s: give a port from 1 to 65535 (Redis listens on 6379 by default)", p)
+				return nil, bad("port %s: give a port from 1 to 65535 (Redis listens on 6379 by default)", visible(c.shown, p))
 			}
 		} else if strings.HasSuffix(u.Host, ":") {
 			return nil, bad("an empty port after the host: give one (6379 by default) or drop the colon")
@@ -132,7 +132,7 @@ func parseCache(raw string, clients int) (*cacheURL, error) {
 	}
 	if dbText != "" {
 		if !allDigits(dbText) || len(dbText) > 9 {
-			return nil, bad("database %s: give a database number of 0 or more (the server's databases setting bounds it: 0 to 15 by default)", shownValue(dbText))
+			return nil, bad("database %s: give a database number of 0 or more (the server's databases setting bounds it: 0 to 15 by default)", visible(c.shown, dbText))
 		}
 		c.db, _ = strconv.Atoi(dbText)
 	}
@@ -255,6 +255,16 @@ func shownValue(v string) string {
 		return strconv.Quote(v)
 	}
 	return "(value not shown)"
+}
+
+// visible is s quoted when the redacted URL shown shows it too, and may
+// (a port or path that url.Parse found in a password typed unescaped is
+// masked there, so it is not quoted here either).
+func visible(shown, s string) string {
+	if strings.Contains(shown, s) && store.HarmlessValue(s) {
+		return strconv.Quote(s)
+	}
+	return "(not shown)"
 }
 
 // shownName is an option's name quoted, cut to 40 bytes.

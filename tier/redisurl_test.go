@@ -47,7 +47,7 @@ func TestCacheURLRefused(t *testing.T) {
 		{"redis://127.0.0.1:6379/0?read_timeout=-1", "option read_timeout=\"-1\": give a positive duration"},
 		{"redis://127.0.0.1:6379/0/1", "the path is the database number"},
 		{"redis://127.0.0.1:6379/0?db=1", "the database number is given twice"},
-		{"redis://127.0.0.1:99999/0", "port 99999: give a port from 1 to 65535"},
+		{"redis://127.0.0.1:99999/0", `port "99999": give a port from 1 to 65535`},
 		{"redis://127.0.0.1:/0", "an empty port"},
 		{"redis://127.0.0.1:6379/0#" + urlSecret, "no #fragment"},
 		{"redis://127.0.0.1:6379/0?pool_size=-3", "option pool_size=\"-3\": give a whole number of 0 or more"},

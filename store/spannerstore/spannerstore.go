@@ -60,6 +60,9 @@ func Path(u *url.URL, raw string) (string, error) {
 	if !pathRE.MatchString(p) {
 		return "", fmt.Errorf("database URL %q: a Spanner database is spanner://projects/PROJECT/instances/INSTANCE/databases/DATABASE", store.Redact(raw))
 	}
+	if u.User != nil {
+		return "", fmt.Errorf("database URL %q: a spanner: URL takes no user or password: credentials come from Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud auth application-default login); remove everything up to the @", store.Redact(raw))
+	}
 	if u.RawQuery != "" {
 		return "", fmt.Errorf("database URL %q: the spanner: scheme takes no options (%s given): credentials come from Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS), the emulator from SPANNER_EMULATOR_HOST; remove everything from the ?", store.Redact(raw), store.ParamNames(u.RawQuery))
 	}
