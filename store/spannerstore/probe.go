@@ -99,6 +99,18 @@ func probe(ctx context.Context, admin interface {
 	return fmt.Errorf("%s: %s: %s: %s", name, where, what, fix)
 }
 
+// checkEmulatorHost refuses a SPANNER_EMULATOR_HOST that is not a bare
+// host:port before any client reads it: the emulator takes no credentials,
+// and a client's message could quote the value whole.
+func checkEmulatorHost(name string) error {
+	emu := os.Getenv("SPANNER_EMULATOR_HOST")
+	if _, _, err := net.SplitHostPort(emu); emu != "" && (err != nil || strings.ContainsAny(emu, "@/?#")) {
+		// Not quoted: what is not a host:port may be a credential.
+		return fmt.Errorf("%s: SPANNER_EMULATOR_HOST is not a host:port (it holds a user, a path or options, or no port): give the emulator's host:port only, such as localhost:9010", name)
+	}
+	return nil
+}
+
 // answered reports whether err is Spanner's own answer (the database is
 // missing, the caller may not ask, ...) rather than a transport's failure
 // or a server that is not Spanner.

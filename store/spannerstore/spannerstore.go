@@ -84,6 +84,9 @@ func open(ctx context.Context, u *url.URL, raw string, opts store.Options) (stor
 		// taobench's business, and would add requests to the benchmark.
 		DisableNativeMetrics: true,
 	}
+	if err := checkEmulatorHost(db.name); err != nil {
+		return nil, err
+	}
 	if uint64(opts.Clients) > cfg.SessionPoolConfig.MaxOpened {
 		cfg.SessionPoolConfig.MaxOpened = uint64(opts.Clients)
 	}
