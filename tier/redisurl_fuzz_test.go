@@ -71,6 +71,9 @@ func FuzzCacheURLSecret(f *testing.F) {
 			if len(s) < 6 || strings.Contains(user+host+path+key, s) || strings.Contains(masked, s) {
 				continue
 			}
+			if s == val && strings.ContainsAny(val, "&;") {
+				continue // what follows an & is another parameter's name, which shows
+			}
 			if s == val && store.HarmlessParam(key) && store.HarmlessValue(val) {
 				continue
 			}

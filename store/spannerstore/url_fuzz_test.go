@@ -78,6 +78,9 @@ func FuzzSpannerURLSecret(f *testing.F) {
 			if len(s) < 6 || strings.Contains(user+path+key, s) || strings.Contains(masked, s) {
 				continue
 			}
+			if s == val && strings.ContainsAny(val, "&;") {
+				continue // what follows an & is another parameter's name, which shows
+			}
 			if s == val && store.HarmlessParam(key) && store.HarmlessValue(val) {
 				continue
 			}
