@@ -2,9 +2,12 @@ package main
 
 import (
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taobench/taobench/store"
 )
 
 // TestURLSecretsNeverShown: one rule for --db, --replica, --cache and
@@ -100,4 +103,50 @@ func TestURLSecretsNeverShown(t *testing.T) {
 			t.Errorf("SPANNER_EMULATOR_HOST at a closed port: the error does not name it:\n%v", r)
 		}
 	}
+}
+
+// TestURLParamValuesHiddenInResults: a run on a URL whose parameter
+// carries a value taobench does not know to be harmless (PostgreSQL's
+// options=, a MySQL connection attribute) works, and the value shows in
+// no output, results file or HTML report, which name the database as
+// store.Redact does: the parameter by name, its value as xxxxx.
+func TestURLParamValuesHiddenInResults(t *testing.T) {
+	t.Parallel() // few connections; no timing
+	const secret = "S3CRETp4ram"
+	srvEach(t, func(t *testing.T, s srvServer) {
+		dbURL := s.fresh(t)
+		sep := "?"
+		if strings.Contains(dbURL, "?") {
+			sep = "&"
+		}
+		if s.kind == "postgres" {
+			dbURL += sep + "options=-c%20application_name%3D" + secret
+		} else {
+			dbURL += sep + "connectionAttributes=tb_note:" + secret
+		}
+		dir := t.TempDir()
+		out, page := filepath.Join(dir, "out.json"), filepath.Join(dir, "page.html")
+		var all strings.Builder
+		for _, args := range [][]string{
+			{"load", "--db", dbURL, "--workload", "a", "--edges", "2000"},
+			{"run", "--db", dbURL, "--workload", "a", "--threads", "2", "--warmup", "0", "--duration", "1s", "--out", out},
+			{"check", "--db", dbURL},
+			{"info", "--db", dbURL},
+			{"report", "-o", page, out},
+		} {
+			r := cliMust(t, args...)
+			all.WriteString(r.stdout + r.stderr)
+		}
+		file, _ := os.ReadFile(out)
+		html, _ := os.ReadFile(page)
+		for where, text := range map[string]string{"output": all.String(), "results file": string(file), "HTML report": string(html)} {
+			if strings.Contains(text, secret) {
+				t.Errorf("the parameter's value shows in the %s", where)
+			}
+		}
+		doc, _ := srvReadJSON(t, out)
+		if want := store.Redact(dbURL); doc.Run.Database != want || !strings.Contains(want, "=xxxxx") {
+			t.Errorf("the results file names the database %q, want %q with the value masked", doc.Run.Database, want)
+		}
+	})
 }
