@@ -37,8 +37,8 @@ func RedactIn(msg, raw string) string { return RedactArgs(msg, []string{raw}) }
 
 // urlSecrets returns the secrets in raw, as written and decoded: the
 // user's password, the values of password and sslpassword parameters,
-// and those of the other parameters whose value may not show, of 4 bytes
-// or more.
+// those of the other parameters whose value may not show and a
+// #fragment, of 4 bytes or more.
 func urlSecrets(raw string) []string {
 	var ps []string
 	add := func(p string) {
@@ -57,9 +57,13 @@ func urlSecrets(raw string) []string {
 			}
 		}
 	}
-	// The query as written, from the first ?, whether or not raw parses.
+	// The query as written, from the first ?, whether or not raw parses,
+	// and a #fragment (Redact masks it).
 	if _, q, ok := strings.Cut(raw, "?"); ok {
 		ps = append(ps, querySecrets(q)...)
+	}
+	if _, f, ok := strings.Cut(raw, "#"); ok && len(f) >= 4 {
+		ps = append(ps, f)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
