@@ -1,6 +1,7 @@
 package tier_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func FuzzCacheURL(f *testing.F) {
 		if err == nil {
 			return
 		}
-		prefix := "--cache \"" + store.Redact(raw) + "\": "
+		prefix := "--cache " + strconv.Quote(store.Redact(raw)) + ": "
 		msg, ok := strings.CutPrefix(err.Error(), prefix)
 		if !ok {
 			t.Fatalf("CheckCache(%q): %q does not start with %q", raw, err, prefix)

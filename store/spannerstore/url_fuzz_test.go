@@ -3,6 +3,7 @@ package spannerstore_test
 import (
 	"context"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func FuzzSpannerURL(f *testing.F) {
 		}
 		p, err := spannerstore.Path(u, raw)
 		if err != nil {
-			if !strings.Contains(err.Error(), `"`+store.Redact(raw)+`"`) {
+			if !strings.Contains(err.Error(), strconv.Quote(store.Redact(raw))) {
 				t.Fatalf("Path(%q): %q does not name the URL redacted", raw, err)
 			}
 			return
