@@ -49,6 +49,11 @@ func (t TierSpec) Options(clients int) (tier.Options, error) {
 	case t.Size > 0 && t.TTL == 0:
 		return tier.Options{}, badInput("%s: --client-cache-size %d without --client-cache-ttl: give the client cache a TTL too, such as --client-cache-ttl 2s", cmd, t.Size)
 	}
+	if t.Cache != "" {
+		if err := tier.CheckCache(t.Cache); err != nil {
+			return tier.Options{}, badInput("%s: %v", cmd, err)
+		}
+	}
 	size := t.Size
 	if t.TTL > 0 && size == 0 {
 		size = DefaultClientCacheSize

@@ -8,24 +8,38 @@ import (
 	"strings"
 )
 
-// RedactArgs masks in msg every password that a URL among args carries, as
-// a last line of defence: stores redact the URLs they quote, but a message
-// quoting part of a URL (its parameters, say) must not show a password.
+// RedactArgs masks in msg every secret that a URL among args carries, as
+// a last line of defence: stores redact the URLs they quote, but a
+// driver's message may quote a whole URL or part of one (its parameters,
+// say). A URL quoted whole is replaced by its redaction (Redact); then
+// each password, and each value of a parameter whose value may not show
+// (params.go) of 4 bytes or more, is masked wherever it appears. A shorter
+// value is hidden only where the URL is quoted whole: masking every "1"
+// or "on" in a message would garble it and hide nothing.
 func RedactArgs(msg string, args []string) string {
 	for _, a := range args {
 		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
 			a = v // --db=URL
 		}
-		for _, p := range urlPasswords(a) {
+		if r := Redact(a); r != a && a != "" {
+			msg = strings.ReplaceAll(msg, a, r)
+		}
+		for _, p := range urlSecrets(a) {
 			msg = strings.ReplaceAll(msg, p, "xxxxx")
 		}
 	}
 	return msg
 }
 
-// urlPasswords returns the passwords in raw, as written and decoded: the
-// user's password and the values of password and sslpassword parameters.
-func urlPasswords(raw string) []string {
+// RedactIn is RedactArgs for the one URL raw: what a store's or a
+// driver's message about raw may show.
+func RedactIn(msg, raw string) string { return RedactArgs(msg, []string{raw}) }
+
+// urlSecrets returns the secrets in raw, as written and decoded: the
+// user's password, the values of password and sslpassword parameters,
+// those of the other parameters whose value may not show and a
+// #fragment, of 4 bytes or more.
+func urlSecrets(raw string) []string {
 	var ps []string
 	add := func(p string) {
 		if p != "" {
@@ -43,6 +57,14 @@ func urlPasswords(raw string) []string {
 			}
 		}
 	}
+	// The query as written, from the first ?, whether or not raw parses,
+	// and a #fragment (Redact masks it).
+	if _, q, ok := strings.Cut(raw, "?"); ok {
+		ps = append(ps, querySecrets(q)...)
+	}
+	if _, f, ok := strings.Cut(raw, "#"); ok && len(f) >= 4 {
+		ps = append(ps, f)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return ps
@@ -54,16 +76,39 @@ func urlPasswords(raw string) []string {
 			add(u.User.String()[i+1:])
 		}
 	}
-	for _, kv := range strings.Split(u.RawQuery, "&") {
+	return ps
+}
+
+// querySecrets returns the values of query (pairs split on & or ;) that
+// may not show, as written and decoded: any password, and the others of 4
+// bytes or more.
+func querySecrets(query string) []string {
+	var ps []string
+	for _, kv := range strings.FieldsFunc(query, func(r rune) bool { return r == '&' || r == ';' }) {
 		k, v, _ := strings.Cut(kv, "=")
-		if strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword") {
-			add(v)
-			if d, err := url.QueryUnescape(v); err == nil {
-				add(d)
+		if key, err := url.QueryUnescape(k); err == nil {
+			k = key
+		}
+		if v == "" || showsValue(k, v) {
+			continue
+		}
+		pw := strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword")
+		for _, x := range []string{v, unescape(v)} {
+			if pw && x != "" || len(x) >= 4 {
+				ps = append(ps, x)
 			}
 		}
 	}
 	return ps
+}
+
+// unescape is v query-unescaped, or "" when it is not validly escaped.
+func unescape(v string) string {
+	d, err := url.QueryUnescape(v)
+	if err != nil {
+		return ""
+	}
+	return d
 }
 
 // RedactWriter masks the passwords of the URLs among Args in what it

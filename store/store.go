@@ -171,12 +171,39 @@ func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Store, e
 	if opts.Clients < 1 {
 		opts.Clients = 1
 	}
-	return open(ctx, u, raw, opts)
+	st, err := open(ctx, u, raw, opts)
+	if err != nil {
+		// A driver's message may quote the URL or a parameter's value
+		// (pgx's "cannot parse `URL`", the MySQL driver's "invalid value"):
+		// the one rule of params.go holds for every store's errors too.
+		return nil, redactedError(err, raw)
+	}
+	return st, nil
 }
 
+// redactedError returns err with RedactIn(err's text, raw) as its text
+// and err as what it wraps (errors.Is and As see through it); err itself
+// when nothing was masked.
+func redactedError(err error, raw string) error {
+	msg := err.Error()
+	if r := RedactIn(msg, raw); r != msg {
+		return &redacted{msg: r, err: err}
+	}
+	return err
+}
+
+type redacted struct {
+	msg string
+	err error
+}
+
+func (e *redacted) Error() string { return e.msg }
+func (e *redacted) Unwrap() error { return e.err }
+
 // Redact returns raw with the password of its user info, and the value of
-// any password or sslpassword query parameter, replaced by "xxxxx". Every
-// message that names a database URL goes through it.
+// every query parameter but the harmless ones (a TLS mode, a pool size, a
+// timeout: params.go), replaced by "xxxxx". Every message, report and
+// results file that names a database or cache URL goes through it.
 //
 // A password typed unescaped may hold / ? or #, which end the authority for
 // url.Parse: postgres://u:123/45@h/db parses as host u, port 123 and path
@@ -259,7 +286,19 @@ func redactOnce(raw string) string {
 			}
 		}
 	}
-	return redactQuery(s)
+	return redactFragment(redactQuery(s))
+}
+
+// redactFragment masks the text after the first # that redactQuery left
+// (a #fragment of a URL without a query, or after a harmless parameter):
+// no store reads one, and it may be a secret typed where it does not
+// belong. A # in a password of the user info was masked with it.
+func redactFragment(s string) string {
+	i := strings.IndexByte(s, '#')
+	if i < 0 || s[i+1:] == "" || s[i+1:] == redactMask {
+		return s
+	}
+	return s[:i+1] + redactMask
 }
 
 const redactMask = "xxxxx"
@@ -390,11 +429,11 @@ func authorityStart(raw string) int {
 	return -1
 }
 
-// redactQuery masks the non-empty value of every password and sslpassword
-// parameter of s's query (from its first ?), pairs split on & or ; as
-// drivers may,
-// whether or not the value is validly escaped. The last pair's value runs
-// to the end of s: a # in a password does not end it.
+// redactQuery masks the non-empty value of every parameter of s's query
+// (from its first ?) but the harmless ones (showsValue: params.go), pairs
+// split on & or ; as drivers may, whether or not the value is validly
+// escaped. The last pair's value runs to the end of s: a # in a password
+// does not end it.
 func redactQuery(s string) string {
 	q := strings.IndexByte(s, '?')
 	if q < 0 {
@@ -413,7 +452,7 @@ func redactQuery(s string) string {
 		if key, err := url.QueryUnescape(k); err == nil {
 			k = key
 		}
-		if v != "" && (strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword")) {
+		if v != "" && !showsValue(k, v) {
 			pair = pair[:strings.IndexByte(pair, '=')+1] + redactMask
 		}
 		b.WriteString(pair)

@@ -41,10 +41,10 @@ func userinfoPassword(raw string) (string, int) {
 	return userinfo[c:], start + c
 }
 
-// queryPasswords returns the key=value pairs of raw's query (all after
-// its first ?, split on & and ;) that set password or sslpassword to a
-// value, as written.
-func queryPasswords(raw string) []string {
+// querySecrets returns the key=value pairs of raw's query (all after its
+// first ?, split on & and ;) whose value may not show: every one but a
+// harmless parameter's harmless value (store.HarmlessParam), as written.
+func querySecrets(raw string) []string {
 	_, query, _ := strings.Cut(raw, "?")
 	var pws []string
 	for _, pair := range strings.FieldsFunc(query, func(r rune) bool { return r == '&' || r == ';' }) {
@@ -52,7 +52,7 @@ func queryPasswords(raw string) []string {
 		if key, err := url.QueryUnescape(k); err == nil {
 			k = key
 		}
-		if v != "" && v != mask && (strings.EqualFold(k, "password") || strings.EqualFold(k, "sslpassword")) {
+		if v != "" && v != mask && !(store.HarmlessParam(k) && store.HarmlessValue(v)) {
 			pws = append(pws, pair)
 		}
 	}
@@ -60,8 +60,9 @@ func queryPasswords(raw string) []string {
 }
 
 // checkRedacted asserts that r, the redaction of raw, has none of raw's
-// passwords: r equals the redaction of raw with its user-info password
-// replaced by the mask, and holds no password=value pair of raw's query.
+// secrets: r equals the redaction of raw with its user-info password
+// replaced by the mask, and holds no key=value pair of raw's query but
+// the harmless ones.
 func checkRedacted(t *testing.T, raw, r string) {
 	t.Helper()
 	if pw, at := userinfoPassword(raw); at >= 0 && pw != mask {
@@ -70,7 +71,7 @@ func checkRedacted(t *testing.T, raw, r string) {
 			t.Fatalf("Redact(%q) = %q depends on the password %q: with it masked, %q", raw, r, pw, r0)
 		}
 	}
-	if pairs := queryPasswords(raw); len(pairs) > 0 {
+	if pairs := querySecrets(raw); len(pairs) > 0 {
 		_, query, _ := strings.Cut(r, "?")
 		for _, kept := range strings.FieldsFunc(query, func(r rune) bool { return r == '&' || r == ';' }) {
 			for _, pair := range pairs {
@@ -82,24 +83,35 @@ func checkRedacted(t *testing.T, raw, r string) {
 	}
 }
 
-// hasPassword reports whether raw holds a password Redact must mask.
+// hasPassword reports whether raw holds a password or a parameter value
+// Redact must mask.
 func hasPassword(raw string) bool {
 	pw, at := userinfoPassword(raw)
-	return at >= 0 && pw != "" && pw != mask || len(queryPasswords(raw)) > 0
+	return at >= 0 && pw != "" && pw != mask || len(querySecrets(raw)) > 0
 }
 
 // FuzzRedact: Redact never panics, is idempotent, returns a URL without a
-// password (no @, no password= anywhere) as it is, and what it returns does not depend on the password
-// of the URL's user info (as url.Parse reads it) and holds no password
-// query parameter.
+// secret (no @ or #, no password anywhere, no parameter value but harmless
+// ones) as it is, and what it returns does not depend on the password of
+// the URL's user info (as url.Parse reads it) and holds no parameter value
+// but harmless ones.
 func FuzzRedact(f *testing.F) {
+	for _, seed := range []string{
+		"spanner://projects/P/instances/I/databases/D?credentials=c2VjcmV0",
+		"sqlite:x.db?_pragma=key(s3cret)",
+		"postgres://u@h/db?sslmode=require&options=-c%20k%3Ds3cret",
+		"redis://h:6379/0?prefix=a&password=s3cret#frag",
+		"mysql://u@h/db?tls=skip-verify;token=s3cret",
+	} {
+		f.Add(seed)
+	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		r := store.Redact(raw)
 		if r2 := store.Redact(r); r2 != r {
 			t.Fatalf("Redact is not idempotent: %q -> %q -> %q", raw, r, r2)
 		}
 		checkRedacted(t, raw, r)
-		if !strings.Contains(raw, "@") && !hasPassword(raw) && !strings.Contains(strings.ToLower(raw), "password") && r != raw {
+		if !strings.ContainsAny(raw, "@#") && !hasPassword(raw) && !strings.Contains(strings.ToLower(raw), "password") && r != raw {
 			t.Fatalf("Redact(%q) = %q; a URL without a password should stay as it is", raw, r)
 		}
 	})

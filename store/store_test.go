@@ -29,7 +29,7 @@ func TestRedactMalformed(t *testing.T) {
 		{"host=localhost user=u dbname=x", "host=localhost user=u dbname=x"},
 		{"user@tcp(localhost:3306)/db", "user@tcp(localhost:3306)/db"},
 		{"sqlite:taobench.db", "sqlite:taobench.db"},
-		{"null?a=b:c@d", "null?a=b:c@d"},
+		{"null?a=b:c@d", "null?a=xxxxx"},
 	} {
 		got := store.Redact(c.raw)
 		if got != c.want {
@@ -67,6 +67,46 @@ func TestOpenMalformed(t *testing.T) {
 		}
 		if !strings.Contains(msg, c.want) {
 			t.Errorf("Open(%q): %s; want it to say %q", c.raw, msg, c.want)
+		}
+	}
+}
+
+// TestRedactParams: the one rule for URL parameters (params.go), in every
+// scheme's forms: a parameter shows by name, its value only for a
+// harmless setting with a harmless value; RedactArgs masks the same
+// values (and the URL whole) in a driver's message. Before, only password
+// and sslpassword were masked (issue 37: a spanner: URL's credentials=
+// and a SQLite _pragma=key(...) showed).
+func TestRedactParams(t *testing.T) {
+	const secret = "S3CRETv4l"
+	for _, c := range []struct{ raw, want string }{
+		{"spanner://projects/P/instances/I/databases/D?credentials=" + secret, "spanner://projects/P/instances/I/databases/D?credentials=xxxxx"},
+		{"spanner:projects/P/instances/I/databases/D?key=" + secret + "#x", "spanner:projects/P/instances/I/databases/D?key=xxxxx"},
+		{"sqlite:x.db?_pragma=key(" + secret + ")", "sqlite:x.db?_pragma=xxxxx"},
+		{"sqlite:x.db#" + secret, "sqlite:x.db#xxxxx"},
+		{"postgres://u@h:5432/db?sslmode=require&options=-c%20k%3D" + secret, "postgres://u@h:5432/db?sslmode=require&options=xxxxx"},
+		{"postgres://u@h/db?search_path=public&pool_max_conns=8&token=" + secret, "postgres://u@h/db?search_path=public&pool_max_conns=8&token=xxxxx"},
+		{"postgres://u@h/db?sslmode=" + secret + "%20x", "postgres://u@h/db?sslmode=xxxxx"},
+		{"postgres://u@h/db?application_name=a@b", "postgres://u@h/db?application_name=xxxxx"},
+		{"postgres://u:pw@h/db#" + secret, "postgres://u:xxxxx@h/db#xxxxx"},
+		{"mysql://root@h:3306/db?tls=skip-verify&parseTime=true;apikey=" + secret, "mysql://root@h:3306/db?tls=skip-verify&parseTime=true;apikey=xxxxx"},
+		{"mysql://root@h/db?tidb_txn_mode=optimistic&connectionAttributes=a:" + secret, "mysql://root@h/db?tidb_txn_mode=optimistic&connectionAttributes=xxxxx"},
+		{"redis://h:6379/0?prefix=tb&expire=1h&prefill=1&password=" + secret, "redis://h:6379/0?prefix=tb&expire=1h&prefill=1&password=xxxxx"},
+		{"redis://h:6379/0?prefix=a*b", "redis://h:6379/0?prefix=xxxxx"},
+		{"null?delay=2ms&stall=1s&every=5s", "null?delay=2ms&stall=1s&every=5s"},
+		{"null?token=" + secret, "null?token=xxxxx"},
+		{"bogus://h/db?flag&x=", "bogus://h/db?flag&x="},
+	} {
+		if got := store.Redact(c.raw); got != c.want {
+			t.Errorf("Redact(%q) = %q, want %q", c.raw, got, c.want)
+		}
+		// A driver quotes the URL, or the value as written or decoded.
+		i := strings.LastIndexAny(c.raw, "=#")
+		value := c.raw[i+1:]
+		decoded, _ := url.QueryUnescape(value)
+		msg := "cannot parse `" + c.raw + "`: bad value " + value + " (" + decoded + ")"
+		if got := store.RedactArgs(msg, []string{"run", "--db", c.raw}); strings.Contains(got, secret) && strings.Contains(c.raw, secret) {
+			t.Errorf("RedactArgs(%q) = %q shows the value", msg, got)
 		}
 	}
 }

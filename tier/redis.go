@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/taobench/taobench/store"
 )
 
 // taoTier is TAO's cache tier on a real Redis server, shared by every
@@ -39,79 +35,27 @@ const (
 	defaultTimeout = 500 * time.Millisecond
 )
 
-// openRedis connects to the Redis of raw (redis://[user:password@]host:port[/db]
-// with go-redis's options, plus prefix=NAME, expire=DURATION and prefill=BOOL of taobench's
-// own) and pings it. Errors name the URL with its password masked.
+// openRedis connects to the Redis of raw (a --cache URL: parseCache) and
+// pings it within 3 s. Errors name the URL redacted, what did not answer
+// or what was refused, and the fix.
 func openRedis(ctx context.Context, raw string, clients int) (*taoTier, error) {
-	shown := store.Redact(raw)
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "redis" && u.Scheme != "rediss" && u.Scheme != "unix") {
-		return nil, fmt.Errorf("--cache %q: not a Redis URL; use e.g. redis://127.0.0.1:6379/0?prefix=taobench", shown)
-	}
-	q := u.Query()
-	t := &taoTier{prefix: defaultPrefix, expire: defaultExpire}
-	if p := q.Get("prefix"); q.Has("prefix") {
-		if p == "" || strings.ContainsAny(p, " \t\n*?[]") {
-			return nil, fmt.Errorf("--cache %q: prefix %q: give a non-empty name without blanks or glob characters", shown, p)
-		}
-		t.prefix = p
-	}
-	if e := q.Get("expire"); q.Has("expire") {
-		d, err := time.ParseDuration(e)
-		if err != nil || d < time.Second {
-			return nil, fmt.Errorf("--cache %q: expire %q: give a duration of at least 1s, such as 1h", shown, e)
-		}
-		t.expire = d
-	}
-	if v := q.Get("prefill"); q.Has("prefill") {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("--cache %q: prefill %q: give 1 (fill the tier from the database in the warmup) or 0", shown, v)
-		}
-		t.prefill = b
-	}
-	q.Del("prefix")
-	q.Del("expire")
-	q.Del("prefill")
-	for _, k := range []string{"dial_timeout", "read_timeout", "write_timeout"} {
-		if !q.Has(k) {
-			q.Set(k, defaultTimeout.String())
-		}
-	}
-	if !q.Has("max_retries") {
-		q.Set("max_retries", "-1") // no retry: a failed lookup falls through
-	}
-	u.RawQuery = q.Encode()
-	opts, err := redis.ParseURL(u.String())
+	c, err := parseCache(raw, clients)
 	if err != nil {
-		return nil, fmt.Errorf("--cache %q: %v", shown, redactErr(err, raw))
+		return nil, err
 	}
-	if !q.Has("pool_size") {
-		opts.PoolSize = max(opts.PoolSize, clients+4)
-	}
+	t := &taoTier{prefix: c.prefix, expire: c.expire, prefill: c.prefill}
 	// go-redis logs failed dials to standard error on its own; the tier
 	// counts them as the tao tier's errors, and a log line mid-run would
 	// break the text report. Its logger is the library's, set once.
 	quietRedis.Do(func() { redis.SetLogger(silent{}) })
-	t.c = redis.NewClient(opts)
+	t.c = redis.NewClient(c.opts)
 	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	if err := t.c.Ping(pctx).Err(); err != nil {
 		t.c.Close()
-		return nil, fmt.Errorf("--cache %q: Redis does not answer: %v; start it (redis-server) or fix the URL", shown, redactErr(err, raw))
+		return nil, pingError(pctx, c, err, raw)
 	}
 	return t, nil
-}
-
-// redactErr masks the password of raw wherever err's text repeats it.
-func redactErr(err error, raw string) string {
-	msg := err.Error()
-	if u, perr := url.Parse(raw); perr == nil && u.User != nil {
-		if pw, ok := u.User.Password(); ok && pw != "" {
-			msg = strings.ReplaceAll(msg, pw, "xxxxx")
-		}
-	}
-	return msg
 }
 
 // namespace is the key prefix of one experiment: every process of a run

@@ -70,8 +70,11 @@ func Path(u *url.URL, raw string) (string, error) {
 	if !pathRE.MatchString(p) {
 		return "", fmt.Errorf("database URL %q: a Spanner database is spanner://projects/PROJECT/instances/INSTANCE/databases/DATABASE", store.Redact(raw))
 	}
+	if u.User != nil {
+		return "", fmt.Errorf("database URL %q: a spanner: URL takes no user or password: credentials come from Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS, gcloud auth application-default login); remove everything up to the @", store.Redact(raw))
+	}
 	if u.RawQuery != "" {
-		return "", fmt.Errorf("database URL %q: the spanner: scheme takes no options (credentials come from Application Default Credentials, the emulator from SPANNER_EMULATOR_HOST)", store.Redact(raw))
+		return "", fmt.Errorf("database URL %q: the spanner: scheme takes no options (%s given): credentials come from Application Default Credentials (GOOGLE_APPLICATION_CREDENTIALS), the emulator from SPANNER_EMULATOR_HOST; remove everything from the ?", store.Redact(raw), store.ParamNames(u.RawQuery))
 	}
 	return p, nil
 }
@@ -91,6 +94,9 @@ func open(ctx context.Context, u *url.URL, raw string, opts store.Options) (stor
 		// taobench's business, and would add requests to the benchmark.
 		DisableNativeMetrics: true,
 	}
+	if err := checkEmulatorHost(db.name); err != nil {
+		return nil, err
+	}
 	db.client, err = spanner.NewClientWithConfig(ctx, path, cfg, option.WithGRPCConnectionPool(conns(opts.Clients)))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w%s", db.name, err, credentialsHint())
@@ -99,6 +105,10 @@ func open(ctx context.Context, u *url.URL, raw string, opts store.Options) (stor
 	if err != nil {
 		db.client.Close()
 		return nil, fmt.Errorf("%s: opening the admin client: %w%s", db.name, err, credentialsHint())
+	}
+	if err := probe(ctx, db.admin, db.name, path); err != nil {
+		db.Close()
+		return nil, err
 	}
 	if opts.MustExist {
 		// info and check read what a load wrote: say so when it did not.

@@ -223,6 +223,7 @@ func TestURL(t *testing.T) {
 		{"spanner:projects/p/instances/i/databases/d", "projects/p/instances/i/databases/d", ""},
 		{"spanner://projects/p/instances/i", "", "spanner://projects/PROJECT/instances/INSTANCE/databases/DATABASE"},
 		{"spanner://projects/p/instances/i/databases/d?x=1", "", "takes no options"},
+		{"spanner://u:pw@projects/p/instances/i/databases/d", "", "takes no user or password"},
 	} {
 		u, err := url.Parse(c.raw)
 		if err != nil {

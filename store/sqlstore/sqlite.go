@@ -27,8 +27,13 @@ func sqlitePath(u *url.URL) (string, error) {
 	if path == "" {
 		return "", errors.New("no file: use sqlite:relative/path.db or sqlite:///absolute/path.db")
 	}
+	if u.Fragment != "" {
+		// Not quoted: it is no part of the path the store would open.
+		return "", errors.New("a # in a sqlite URL ends the path there: write a # of the file name as %23")
+	}
 	if u.RawQuery != "" {
-		return "", fmt.Errorf("parameters %q in a sqlite URL: it takes none", u.RawQuery)
+		// Named, not quoted: a value may be a secret (_pragma=key(...)).
+		return "", fmt.Errorf("parameters in a sqlite URL (%s): it takes none; remove everything from the ?", store.ParamNames(u.RawQuery))
 	}
 	if path == ":memory:" {
 		return "", errors.New("an in-memory database cannot be shared by the store's connections: give a file")
