@@ -16,6 +16,7 @@ import (
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
 )
 
 // Concurrent runs (docs/tiers.md, "Concurrent runs"): each experiment of a
@@ -143,7 +144,14 @@ func (s *Session) endActivity(a *activity, res *result.Experiment) {
 	}
 	close(a.stop)
 	<-a.done
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second) // a hung server delays the results no longer
+	// A hung server delays the results no longer than this; after
+	// requests timed out (the server may be hung) a quarter second, as
+	// the server's own counters are read (package resources).
+	timeout := 5 * time.Second
+	if res == nil || res.Interrupted || res.Sum().Outcome(tao.Timeout) > 0 {
+		timeout = 250 * time.Millisecond
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	now := time.Now().UTC()
 	a.rec.Beat, a.rec.End = now, now

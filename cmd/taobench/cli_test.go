@@ -892,8 +892,8 @@ func cliValidateRows(t *testing.T, stdout string) [][]string {
 	var rows [][]string
 	for _, l := range lines[1 : len(lines)-1] {
 		f := strings.Fields(l)
-		if len(f) != 7 {
-			t.Fatalf("row %q has %d columns, want 7", l, len(f))
+		if len(f) != 9 {
+			t.Fatalf("row %q has %d columns, want 9", l, len(f))
 		}
 		rows = append(rows, f)
 	}
