@@ -103,6 +103,17 @@ func openRedis(ctx context.Context, raw string, clients int) (*taoTier, error) {
 	return t, nil
 }
 
+// CheckCache connects to the Redis of a --cache URL and pings it, as
+// Open does, then lets it go: a command refuses a cache it cannot use
+// before it creates or loads anything.
+func CheckCache(ctx context.Context, raw string) error {
+	t, err := openRedis(ctx, raw, 1)
+	if err != nil {
+		return err
+	}
+	return t.c.Close()
+}
+
 // redactErr masks the password of raw wherever err's text repeats it.
 func redactErr(err error, raw string) string {
 	msg := err.Error()
