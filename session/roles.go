@@ -60,28 +60,55 @@ func (s *Session) checkWritable(ctx context.Context) error {
 	return nil
 }
 
+// checkRoles checks the replicas reps of spec t against the session's
+// database, once it is open: none is the primary itself or a server of
+// another database. With the replicas alone (ReadOnly) the session's own
+// store is the first replica, and every other must replay its database.
+func (s *Session) checkRoles(ctx context.Context, t TierSpec, reps []openReplica) error {
+	var pid, first *store.Identity
+	if s.opts.ReadOnly {
+		if err := checkReplica(ctx, s.opts.Name, s.url, nil, nil, s.st, t.Replicas[0]); err != nil {
+			return err
+		}
+		if id, ok, _ := identify(ctx, s.st); ok {
+			first = &id
+		}
+	} else if id, ok, err := identify(ctx, s.st); err != nil {
+		return fmt.Errorf("%s: %w", s.opts.Name, err)
+	} else if ok {
+		pid = &id
+	}
+	for _, r := range reps {
+		if err := checkReplica(ctx, s.opts.Name, s.url, pid, first, r.st, r.url); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkReplica refuses, as bad input, a --replica (URL u, store r) that
-// is not a replica of the primary (identity p; nil with no --db, the
-// replicas alone, when first is the first replica's identity or nil for
-// the first replica itself).
-func (s *Session) checkReplica(ctx context.Context, p, first *store.Identity, r store.Store, u string) error {
+// is not a replica of the primary (--db db, identity p; nil before the
+// primary is open, or with no --db, the replicas alone, when first is the
+// first replica's identity or nil for the first replica itself). name
+// names the command.
+func checkReplica(ctx context.Context, name, db string, p, first *store.Identity, r store.Store, u string) error {
 	id, ok, err := identify(ctx, r)
 	if err != nil {
-		return badInput("%s: --replica %s: %v", s.opts.Name, store.Redact(u), err)
+		return badInput("%s: --replica %s: %v", name, store.Redact(u), err)
 	}
 	if !ok {
 		return nil
 	}
-	name := store.Redact(u)
+	shown := store.Redact(u)
 	switch {
 	case p != nil && id.Server != "" && id.Server == p.Server && id.Database == p.Database:
-		return badInput("%s: --replica %s is the primary itself (the same server as --db %s): give a replica (standby) of it, or drop --replica", s.opts.Name, name, s.url)
+		return badInput("%s: --replica %s is the primary itself (the same server as --db %s): give a replica (standby) of it, or drop --replica", name, shown, db)
 	case !id.Replica:
-		return badInput("%s: --replica %s is not a replica: it replays no other server (a PostgreSQL standby is in recovery; a MySQL or MariaDB replica has a replication source or read_only ON): give a replica (standby) of --db, or give this server as --db", s.opts.Name, name)
+		return badInput("%s: --replica %s is not a replica: it replays no other server (a PostgreSQL standby is in recovery; a MySQL or MariaDB replica has a replication source or read_only ON): give a replica (standby) of --db, or give this server as --db", name, shown)
 	case p != nil && id.Database != p.Database:
-		return badInput("%s: --replica %s serves another database than --db %s (%s there, %s on the primary): give a replica (standby) of --db's database", s.opts.Name, name, s.url, id.Database, p.Database)
+		return badInput("%s: --replica %s serves another database than --db %s (%s there, %s on the primary): give a replica (standby) of --db's database", name, shown, db, id.Database, p.Database)
 	case first != nil && id.Database != first.Database:
-		return badInput("%s: --replica %s serves another database than the first --replica (%s there, %s on the first): every --replica must replay one database", s.opts.Name, name, id.Database, first.Database)
+		return badInput("%s: --replica %s serves another database than the first --replica (%s there, %s on the first): every --replica must replay one database", name, shown, id.Database, first.Database)
 	}
 	return nil
 }

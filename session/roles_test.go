@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -70,17 +71,29 @@ func refused(t *testing.T, what string, err error, words ...string) {
 }
 
 // replicas opens primary (ReadOnly: replicas[0] alone) and puts replicas
-// before it as run's --replica does.
+// before it as run's --replica does: given to Open (Options.Tiers, as the
+// commands do, checked before the database is opened) and, on a session
+// opened without them, to Tiers alone. Both must give one verdict.
 func replicas(t *testing.T, primary string, readOnly bool, reps ...string) error {
 	t.Helper()
-	s, err := session.Open(context.Background(), primary, session.Options{Name: "run", Clients: 2, ReadOnly: readOnly})
-	if err != nil {
-		t.Fatalf("open %s: %v", primary, err)
+	ctx := context.Background()
+	spec := session.TierSpec{Replicas: reps}
+	try := func(opts session.Options) error {
+		s, err := session.Open(ctx, primary, opts)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		_, closeTiers, err := s.Tiers(ctx, spec, 2, &result.Run{})
+		if err == nil {
+			closeTiers()
+		}
+		return err
 	}
-	defer s.Close()
-	_, closeTiers, err := s.Tiers(context.Background(), session.TierSpec{Replicas: reps}, 2, &result.Run{})
-	if err == nil {
-		closeTiers()
+	err := try(session.Options{Name: "run", Clients: 2, ReadOnly: readOnly, Tiers: spec})
+	late := try(session.Options{Name: "run", Clients: 2, ReadOnly: readOnly})
+	if fmt.Sprint(err) != fmt.Sprint(late) {
+		t.Errorf("replicas %v of %s: checked at open %v; checked by Tiers %v", reps, primary, err, late)
 	}
 	return err
 }

@@ -106,6 +106,13 @@ type Options struct {
 	// (endpoints.go).
 	More    []string
 	Weights string
+	// Tiers are the read tiers the session's runs will put before its
+	// database (Session.Tiers): Open checks them before it opens the
+	// database, which may create it (a new SQLite file), so that a tier
+	// refused leaves nothing behind: the Redis of --cache must answer,
+	// every --replica must exist and replay the database (roles.go). Tiers
+	// then takes the replicas opened here.
+	Tiers TierSpec
 	// RuntimeMonitor is the Go runtime's system monitor the process runs
 	// with ("awake" or "default", internal/sysmon), recorded in results.
 	RuntimeMonitor string
@@ -124,6 +131,8 @@ type Session struct {
 	eps []run.Endpoint
 	// token names the session's run records (concurrent.go).
 	token string
+	// pre are Options.Tiers as Open checked them, until Tiers takes them.
+	pre *preTiers
 }
 
 // Open opens the store of a URL (sqlite:PATH, postgres://..., mysql://...,
@@ -142,15 +151,22 @@ func Open(ctx context.Context, url string, opts Options) (*Session, error) {
 		}
 		opts.Live = srv
 	}
-	st, err := store.Default.Open(ctx, url, store.Options{Clients: opts.Clients, MustExist: opts.MustExist || opts.ReadOnly})
+	pre, err := prepareTiers(ctx, opts.Name, opts.Tiers, opts.ReadOnly, 1+len(opts.More), opts.Clients, store.Redact(url), identifyURL(url))
+	var st store.Store
+	if err == nil {
+		if st, err = store.Default.Open(ctx, url, store.Options{Clients: opts.Clients, MustExist: opts.MustExist || opts.ReadOnly}); err != nil {
+			pre.close()
+			err = badInputErr(err)
+		}
+	}
 	if err != nil {
 		if opts.MetricsAddr != "" {
 			opts.Live.Close()
 		}
-		return nil, badInputErr(err)
+		return nil, err
 	}
 	s := New(st, store.Redact(url), opts)
-	s.owned, s.ownLive = true, opts.MetricsAddr != ""
+	s.owned, s.ownLive, s.pre = true, opts.MetricsAddr != "", pre
 	if err := s.openMore(ctx, ws); err != nil {
 		s.Close()
 		return nil, err
@@ -160,6 +176,12 @@ func Open(ctx context.Context, url string, opts Options) (*Session, error) {
 	// (MustExist) and a run on replicas alone (ReadOnly) only read.
 	if !opts.ReadOnly && !opts.MustExist {
 		if err := s.checkWritable(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
+	if pre != nil {
+		if err := s.checkRoles(ctx, opts.Tiers, pre.reps); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -242,6 +264,8 @@ func (s *Session) Close() error {
 			s.sink.Note(fmt.Sprintf("metrics server: %v", err))
 		}
 	}
+	s.pre.close()
+	s.pre = nil
 	if !s.owned {
 		return nil
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -80,10 +81,112 @@ func (s *Session) PrepareTiered(ctx context.Context, spec GraphSpec, cfg run.Con
 	return cfg, info, close, err
 }
 
+// openReplica is a --replica opened for the session's tiers.
+type openReplica struct {
+	url string // as given: shown redacted
+	st  store.Store
+}
+
+// preTiers are read tiers checked before the session's database is
+// opened (prepareTiers), with the replicas opened for them.
+type preTiers struct {
+	spec TierSpec
+	reps []openReplica
+}
+
+// close closes the replicas; nil has none.
+func (p *preTiers) close() {
+	if p == nil {
+		return
+	}
+	for _, r := range p.reps {
+		r.st.Close()
+	}
+	p.reps = nil
+}
+
+// prepareTiers checks what can refuse the tiers of t before the database
+// of the session named name is opened (a new SQLite file is created then,
+// and Prepare loads a graph), so that a refused tier leaves nothing
+// behind: the flags, one database endpoint of endpoints, the Redis of
+// --cache (it must answer), and every --replica (but the first, the
+// session's own store, when readOnly): it must exist and replay --db's
+// database. primary is --db's identity, nil when it cannot be had without
+// creating the database (checkRoles compares again once it is open). nil
+// when t puts nothing before the database.
+func prepareTiers(ctx context.Context, name string, t TierSpec, readOnly bool, endpoints, clients int, db string, primary func(context.Context) *store.Identity) (*preTiers, error) {
+	opts, err := t.Options(clients)
+	if err != nil {
+		return nil, err
+	}
+	if !opts.Enabled() && len(t.Replicas) == 0 {
+		return nil, nil
+	}
+	if endpoints > 1 {
+		return nil, badInput("%s: read tiers and replicas (--cache, --client-cache-ttl, --replica) stand before one database URL; give --db once, or drop them", name)
+	}
+	if opts.Cache != "" {
+		if err := tier.PingCache(ctx, opts.Cache); err != nil {
+			return nil, badInput("%s: %v", name, err)
+		}
+	}
+	urls := t.Replicas
+	if readOnly {
+		urls = urls[1:]
+	}
+	var pid *store.Identity
+	if len(urls) > 0 && !readOnly {
+		pid = primary(ctx)
+	}
+	p := &preTiers{spec: t}
+	for _, u := range urls {
+		r, err := store.Default.Open(ctx, u, store.Options{Clients: clients, MustExist: true})
+		if err != nil {
+			p.close()
+			return nil, badInput("%s: --replica: %v", name, err)
+		}
+		p.reps = append(p.reps, openReplica{u, r})
+		if err := checkReplica(ctx, name, db, pid, nil, r, u); err != nil {
+			p.close()
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// identifyURL is the identity of the database at url, opened as it is
+// (MustExist: nothing is created); nil when it cannot be opened or tell.
+func identifyURL(url string) func(context.Context) *store.Identity {
+	return func(ctx context.Context) *store.Identity {
+		st, err := store.Default.Open(ctx, url, store.Options{Clients: 1, MustExist: true})
+		if err != nil {
+			return nil
+		}
+		defer st.Close()
+		if id, ok, _ := identify(ctx, st); ok {
+			return &id
+		}
+		return nil
+	}
+}
+
+// takePre returns the tiers Open checked when they are t's, handing
+// their replicas over to the caller; nil otherwise.
+func (s *Session) takePre(t TierSpec) *preTiers {
+	p := s.pre
+	if p == nil || p.spec.Cache != t.Cache || !slices.Equal(p.spec.Replicas, t.Replicas) {
+		return nil
+	}
+	s.pre = nil
+	return p
+}
+
 // Tiers puts the spec's tiers before the session's store for clients
 // clients, noting what they say, and drops read_tiers from the fields
 // info says the run does not apply. With no tiers it returns the store
-// itself. Call close when the run is over.
+// itself. Call close when the run is over. The tiers given to Open
+// (Options.Tiers) were checked there, before anything was created;
+// others are checked here.
 func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *result.Run) (front store.Store, close func(), err error) {
 	opts, err := t.Options(clients)
 	if err != nil {
@@ -92,12 +195,26 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 	if !opts.Enabled() && len(t.Replicas) == 0 {
 		return s.checker(ctx, opts)
 	}
-	if len(s.eps) > 1 {
-		return nil, nil, badInput("%s: read tiers and replicas (--cache, --client-cache-ttl, --replica) stand before one database URL; give --db once, or drop them", s.opts.Name)
+	pre := s.takePre(t)
+	if pre == nil {
+		self := func(ctx context.Context) *store.Identity {
+			if id, ok, _ := identify(ctx, s.st); ok {
+				return &id
+			}
+			return nil
+		}
+		if pre, err = prepareTiers(ctx, s.opts.Name, t, s.opts.ReadOnly, max(1, len(s.eps)), clients, s.url, self); err != nil {
+			return nil, nil, err
+		}
+		if err := s.checkRoles(ctx, t, pre.reps); err != nil {
+			pre.close()
+			return nil, nil, err
+		}
 	}
-	primary, urls := s.st, t.Replicas
+	closeReps := pre.close
+	primary := s.st
 	if s.opts.ReadOnly {
-		primary, urls = nil, t.Replicas[1:]
+		primary = nil
 		opts.Replicas = append(opts.Replicas, s.st)
 		opts.ReplicaNames = append(opts.ReplicaNames, store.Redact(t.Replicas[0]))
 	}
@@ -109,41 +226,11 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 		defer warnMu.Unlock()
 		s.sink.Note(s.opts.Name + ": " + msg)
 	}
-	var opened []store.Store
-	closeReps := func() {
-		for _, r := range opened {
-			r.Close()
-		}
-	}
-	// Each replica must replay the primary's database (roles.go); with
-	// the replicas alone, the first one's.
-	var pid, first *store.Identity
-	if s.opts.ReadOnly {
-		if err := s.checkReplica(ctx, nil, nil, s.st, t.Replicas[0]); err != nil {
-			return nil, nil, err
-		}
-		if id, ok, _ := identify(ctx, s.st); ok {
-			first = &id
-		}
-	} else if id, ok, err := identify(ctx, s.st); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", s.opts.Name, err)
-	} else if ok {
-		pid = &id
-	}
-	for _, u := range urls {
-		r, err := store.Default.Open(ctx, u, store.Options{Clients: clients, MustExist: true})
-		if err != nil {
-			closeReps()
-			return nil, nil, badInput("%s: --replica: %v", s.opts.Name, err)
-		}
-		opened = append(opened, r)
-		opts.Replicas = append(opts.Replicas, r)
-		opts.ReplicaNames = append(opts.ReplicaNames, store.Redact(u))
-		if err := s.checkReplica(ctx, pid, first, r, u); err != nil {
-			closeReps()
-			return nil, nil, err
-		}
-		if err := s.sameGraph(ctx, r, u); err != nil {
+	// Each replica must hold the graph the database holds, now loaded.
+	for _, r := range pre.reps {
+		opts.Replicas = append(opts.Replicas, r.st)
+		opts.ReplicaNames = append(opts.ReplicaNames, store.Redact(r.url))
+		if err := s.sameGraph(ctx, r.st, r.url); err != nil {
 			closeReps()
 			return nil, nil, err
 		}

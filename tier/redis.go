@@ -58,6 +58,17 @@ func openRedis(ctx context.Context, raw string, clients int) (*taoTier, error) {
 	return t, nil
 }
 
+// PingCache connects to the Redis of a --cache URL and pings it, as
+// Open does, then lets it go: a command refuses a cache it cannot use
+// before it creates or loads anything.
+func PingCache(ctx context.Context, raw string) error {
+	t, err := openRedis(ctx, raw, 1)
+	if err != nil {
+		return err
+	}
+	return t.c.Close()
+}
+
 // namespace is the key prefix of one experiment: every process of a run
 // shares it (the same database, graph and run number) and no other run
 // does.

@@ -2,10 +2,13 @@ package main
 
 import (
 	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taobench/taobench/internal/testenv"
 )
 
 // TestFlagValueErrors: a flag value that does not parse is said in one
@@ -76,6 +79,49 @@ func TestRefusedCommandCreatesNoFile(t *testing.T) {
 		}
 		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%v: refused (exit %d), but %s was created (%v)\n%s", args, r.code, dir, err, r.stderr)
+		}
+	}
+}
+
+// TestRefusedTierCreatesNoFile: run, sweep, rate and experiment refused for a read
+// tier (a --cache Redis that does not answer or has no such database, a
+// --replica that is not a replica) exit 2 and leave no SQLite file behind
+// at a new --db path: the tiers are checked before the database is opened
+// and its graph loaded.
+func TestRefusedTierCreatesNoFile(t *testing.T) {
+	cliHome(t)
+	redis, err := url.Parse(testenv.RedisURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	redis.Path = "/999999" // past any server's number of databases
+	// A database of taobench's own, loaded, but no replica of anything.
+	notReplica := filepath.Join(t.TempDir(), "other.db")
+	cliMust(t, "load", "--db", "sqlite:"+notReplica, "--workload", "o", "--edges", "1000")
+	for _, tc := range []struct {
+		tier []string
+		want string
+	}{
+		{[]string{"--cache", "redis://127.0.0.1:1/0"}, "Redis does not answer"},
+		{[]string{"--cache", redis.String()}, "--cache"},
+		{[]string{"--replica", "sqlite:" + notReplica}, "is not a replica"},
+	} {
+		for _, cmd := range [][]string{
+			{"run", "--duration", "1s", "--warmup", "0"},
+			{"sweep", "--rates", "100", "--duration", "1s", "--warmup", "0"},
+			{"rate", "--sla", "p99<=10s", "--start", "100", "--max-probes", "1", "--duration", "1s", "--warmup", "0"},
+			{"experiment", "lock-hold", "--duration", "1s", "--warmup", "0"},
+		} {
+			dir := filepath.Join(t.TempDir(), "new")
+			path := filepath.Join(dir, "t.db")
+			args := append(append(cmd, "--workload", "o", "--edges", "1000", "--db", "sqlite:"+path), tc.tier...)
+			r := cliRun(t, args...)
+			if r.code != exitBadInput || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("want exit 2 saying %q\n%v", tc.want, r)
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("%v: refused (exit %d), but %s was created (%v)\n%s", args, r.code, dir, err, r.stderr)
+			}
 		}
 	}
 }
