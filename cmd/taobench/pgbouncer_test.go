@@ -37,6 +37,9 @@ func TestCLIPgBouncer(t *testing.T) {
 			t.Errorf("workload a through PgBouncer: no note of the pooler on stderr:\n%s", r.stderr)
 		}
 		doc := cliReadJSON(t, out)
+		if c, _ := doc.Run["client"].(map[string]any); c["pooler"] != "detected" {
+			t.Errorf("workload a through PgBouncer (%s): run.client %v, want pooler \"detected\"", db, c)
+		}
 		e := doc.Experiments[0]
 		if n := cliNum(t, e, "ops"); n < 100 {
 			t.Errorf("workload a through PgBouncer (%s): %v requests, want at least 100", db, n)

@@ -30,5 +30,11 @@ func (b *pgBackend) client() store.Client {
 	// The URL's spelling (default_query_exec_mode=cache_statement), not
 	// pgx's ("cache statement").
 	mode := strings.ReplaceAll(b.pool.Config().ConnConfig.DefaultQueryExecMode.String(), " ", "_")
-	return store.Client{Writes: "pipeline", Reads: "pipeline", ExecMode: mode}
+	// A pooler is looked for at every connection (pgSession): one is
+	// named by what it does, not by a name it cannot be asked for.
+	pooler := "none"
+	if b.pooled {
+		pooler = "detected"
+	}
+	return store.Client{Writes: "pipeline", Reads: "pipeline", ExecMode: mode, Pooler: pooler}
 }
