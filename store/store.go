@@ -37,6 +37,20 @@ var ErrReadOnly = errors.New("the server is read-only")
 // drops nothing, and the fix is another database (or schema) for it.
 var ErrForeignSchema = errors.New("the database holds tables taobench did not create")
 
+// ForeignSchema is an ErrForeignSchema naming the database (name, its URL
+// redacted), the objects found that taobench did not create, the table
+// where it records its own (metaTable), and the fix for the engine.
+func ForeignSchema(name string, found []string, metaTable, fix string) error {
+	return &foreignSchema{fmt.Sprintf("%s holds %s, which taobench did not create (it records the tables it creates in %s); "+
+		"taobench creates, writes and drops only its own tables, so it changed nothing there: %s",
+		name, strings.Join(found, ", "), metaTable, fix)}
+}
+
+type foreignSchema struct{ msg string }
+
+func (e *foreignSchema) Error() string        { return e.msg }
+func (e *foreignSchema) Is(target error) bool { return target == ErrForeignSchema }
+
 // Database is a Store that keeps a graph: it has a schema, loads rows in
 // bulk, remembers which graph it holds and can check the graph's invariants.
 type Database interface {

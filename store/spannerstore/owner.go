@@ -182,12 +182,6 @@ func (h *holding) exists(name, kind string) bool {
 	return slices.ContainsFunc(h.found, func(o dbObject) bool { return o.name == name && o.kind == kind })
 }
 
-// foreignErr is store.ErrForeignSchema with the names found and the fix.
-type foreignErr struct{ msg string }
-
-func (e *foreignErr) Error() string        { return e.msg }
-func (e *foreignErr) Is(target error) bool { return target == store.ErrForeignSchema }
-
 // refuse returns the error for names taken by something taobench did not
 // create, or nil.
 func (db *DB) refuse(h *holding) error {
@@ -195,10 +189,8 @@ func (db *DB) refuse(h *holding) error {
 	if len(f) == 0 {
 		return nil
 	}
-	return &foreignErr{fmt.Sprintf("%s holds %s, which taobench did not create (it records the tables it creates in TaobenchMeta); "+
-		"taobench creates, writes and drops only its own tables, so it changed nothing there: give it a database of its own "+
-		"(gcloud spanner databases create NEW --instance I; then --db spanner://projects/P/instances/I/databases/NEW)",
-		db.name, strings.Join(f, ", "))}
+	return store.ForeignSchema(db.name, f, "TaobenchMeta", "give it a database of its own "+
+		"(gcloud spanner databases create NEW --instance I; then --db spanner://projects/P/instances/I/databases/NEW)")
 }
 
 // record writes the ownership record into TaobenchMeta.

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -111,12 +110,6 @@ func (h *holding) graphMeta() map[string]string {
 	return m
 }
 
-// foreignErr is store.ErrForeignSchema with the names found and the fix.
-type foreignErr struct{ msg string }
-
-func (e *foreignErr) Error() string        { return e.msg }
-func (e *foreignErr) Is(target error) bool { return target == store.ErrForeignSchema }
-
 // refuse returns the error for names taken by something taobench did not
 // create, or nil.
 func (db *DB) refuse(h *holding) error {
@@ -143,9 +136,7 @@ func (db *DB) refuse(h *holding) error {
 	default:
 		fix = "give it a database of its own (CREATE DATABASE taobench; then --db mysql://HOST/taobench)"
 	}
-	return &foreignErr{fmt.Sprintf("%s holds %s, which taobench did not create (it records the tables it creates in taobench_meta); "+
-		"taobench creates, writes and drops only its own tables, so it changed nothing there: %s",
-		db.name, strings.Join(names, ", "), fix)}
+	return store.ForeignSchema(db.name, names, "taobench_meta", fix)
 }
 
 // foreignHeld reports whether names taobench needs hold what taobench did
