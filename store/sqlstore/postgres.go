@@ -234,6 +234,8 @@ func (b *pgBackend) classify(err error) errClass {
 		return errUnique
 	case "57014": // query_canceled (statement_timeout)
 		return errTimeout
+	case "40003": // statement_completion_unknown: CockroachDB's ambiguous commit
+		return errAmbiguous
 	}
 	return errOther
 }

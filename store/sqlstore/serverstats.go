@@ -57,10 +57,16 @@ func (db *DB) ServerStats(ctx context.Context) (store.ServerStats, error) {
 		Counters: map[string]int64{}, Tables: map[string]map[string]int64{}}
 	q := db.b.auto()
 	var errs []error
-	read := func(what, sql string, row func(scan func(...any) error) error) {
-		if err := q.query(ctx, sql, nil, row); err != nil {
+	asked, answered := 0, 0
+	read := func(what, sql string, row func(scan func(...any) error) error) error {
+		asked++
+		err := q.query(ctx, sql, nil, row)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", what, err))
+		} else {
+			answered++
 		}
+		return err
 	}
 	switch db.d.name {
 	case "postgres":
@@ -111,7 +117,7 @@ func (db *DB) ServerStats(ctx context.Context) (store.ServerStats, error) {
 			break
 		}
 		var statusErr error
-		read("SHOW GLOBAL STATUS", "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(mysqlStatus, "','")+"')",
+		queryErr := read("SHOW GLOBAL STATUS", "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(mysqlStatus, "','")+"')",
 			func(scan func(...any) error) error {
 				var name, v string
 				if statusErr = scan(&name, &v); statusErr != nil {
@@ -122,9 +128,11 @@ func (db *DB) ServerStats(ctx context.Context) (store.ServerStats, error) {
 				}
 				return nil
 			})
-		if len(st.Counters) == 0 && statusErr == nil {
-			// A server of the MySQL protocol that keeps none of these:
-			// an empty entry would read as "no work done".
+		if len(st.Counters) == 0 && statusErr == nil && queryErr == nil {
+			// A server of the MySQL protocol that answered and keeps none
+			// of these: an empty entry would read as "no work done". Not
+			// said of a server that did not answer (a node gone down):
+			// that is not what it keeps.
 			errs = append(errs, fmt.Errorf("SHOW GLOBAL STATUS: %s reports none of the %d counters taobench reads",
 				db.product, len(mysqlStatus)))
 		}
@@ -159,10 +167,29 @@ func (db *DB) ServerStats(ctx context.Context) (store.ServerStats, error) {
 			}
 		}
 	}
+	if len(errs) > 0 && asked > 0 && answered == 0 {
+		return st, fmt.Errorf("%s: the server's statistics could not be read (%s): %w", db.name, unreadable(ctx, errs), errors.Join(errs...))
+	}
 	if len(errs) > 0 {
 		return st, fmt.Errorf("%s: reading the server's statistics: %w", db.name, errors.Join(errs...))
 	}
 	return st, nil
+}
+
+// unreadable says why a server answered none of the statistics' queries:
+// the time allowed ran out, or it could not be reached (a node down).
+func unreadable(ctx context.Context, errs []error) string {
+	for _, err := range errs {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return "timed out"
+		}
+	}
+	for _, err := range errs {
+		if errCode(err) != "" {
+			return "it refused them" // it answered, with an error of its own (access denied ...)
+		}
+	}
+	return "unreachable"
 }
 
 // coalesced lists cols for a SELECT, NULL read as 0 (idx_scan of a table

@@ -71,6 +71,11 @@ const (
 	errConflict          // serialization failure, deadlock, lock timeout, busy
 	errUnique            // a unique index refused a row
 	errTimeout           // the server cancelled the statement for taking too long
+	// errAmbiguous: the server could not tell whether the statement or
+	// commit took effect (CockroachDB's 40003, "result is ambiguous"). Not
+	// a conflict: retrying a write whose first try may have committed
+	// could apply it twice. The request ends in error, by its code.
+	errAmbiguous
 )
 
 // backend is one driver family's connection handling.
@@ -471,6 +476,9 @@ func (db *DB) finish(ctx context.Context, res *tao.Result, out tao.Outcome, err 
 		}
 	case errTimeout:
 		res.Outcome, res.Err = tao.Timeout, err
+		return
+	case errAmbiguous:
+		res.Outcome, res.Err = tao.Error, fmt.Errorf("outcome unknown, the request may have taken effect (not retried): %w", err)
 		return
 	}
 	res.Outcome, res.Err = tao.Error, err

@@ -84,7 +84,9 @@ func (db *DB) tidbStatusAddr(ctx context.Context) (string, error) {
 // tidbMetrics keeps, from TiDB's Prometheus text, the counters that tell
 // the work done and its contention, under names of their own:
 //
-//	tidb_txn_<mode>_<type>         user transactions by mode (optimistic,
+//	tidb_txn_<mode>_<type>         transactions of every session on this
+//	                               tidb-server not marked internal, taobench's
+//	                               or not, by each one's mode (optimistic,
 //	                               pessimistic) and end (commit, abort, rollback)
 //	tidb_execute_error_<type>      statement errors by TiDB's type and code
 //	                               (kv:9007 a write conflict, …)
