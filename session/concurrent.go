@@ -61,7 +61,9 @@ type activity struct {
 	db   store.RunRecorder
 	key  string // the session's token, then the run number
 	rec  runRecord
-	stop chan struct{}
+	// stop ends the heartbeat, cancelling a beat in flight: a beat
+	// waiting on a hung server must not hold the results.
+	stop context.CancelFunc
 	done chan struct{}
 }
 
@@ -99,7 +101,7 @@ func (s *Session) startActivity(ctx context.Context, n int64) *activity {
 	now := time.Now().UTC()
 	sp := s.opts.Split
 	a := &activity{db: rr, key: fmt.Sprintf("%s/%d", s.token, n), rec: runRecord{RunID: sp.RunID, Run: n, Host: host, PID: os.Getpid(), Start: now, Beat: now},
-		stop: make(chan struct{}), done: make(chan struct{})}
+		done: make(chan struct{})}
 	if sp.driver().Many() {
 		a.rec.Driver = sp.driver().String()
 	}
@@ -112,22 +114,24 @@ func (s *Session) startActivity(ctx context.Context, n int64) *activity {
 			s.sink.Note(fmt.Sprintf("another taobench run (%s) is active on this database: while both run, this experiment's stale-read verdicts and contention include its writes (docs/tiers.md, \"Concurrent runs\")", c.Describe()))
 		}
 	}
-	go a.beat()
+	beatCtx, stop := context.WithCancel(context.Background())
+	a.stop = stop
+	go a.beat(beatCtx)
 	return a
 }
 
 // beat refreshes the record until stopped.
-func (a *activity) beat() {
+func (a *activity) beat(stopped context.Context) {
 	defer close(a.done)
 	t := time.NewTicker(beatEvery)
 	defer t.Stop()
 	for {
 		select {
-		case <-a.stop:
+		case <-stopped.Done():
 			return
 		case <-t.C:
 			a.rec.Beat = time.Now().UTC()
-			ctx, cancel := context.WithTimeout(context.Background(), beatEvery)
+			ctx, cancel := context.WithTimeout(stopped, beatEvery)
 			_ = a.put(ctx) // a missed beat is caught up by the next, or by End
 			cancel()
 		}
@@ -142,7 +146,7 @@ func (s *Session) endActivity(a *activity, res *result.Experiment) {
 	if a == nil {
 		return
 	}
-	close(a.stop)
+	a.stop()
 	<-a.done
 	// A hung server delays the results no longer than this; after
 	// requests timed out (the server may be hung) a quarter second, as

@@ -23,12 +23,13 @@ var harmlessParams = func() map[string]bool {
 			"pool_max_conn_idle_time pool_health_check_period default_query_exec_mode statement_cache_capacity " +
 			"description_cache_capacity min_read_buffer_size lock_timeout statement_timeout " +
 			"idle_in_transaction_session_timeout default_transaction_isolation timezone client_encoding",
-		// MySQL, MariaDB, TiDB (go-sql-driver/mysql and server variables).
+		// MySQL, MariaDB, TiDB (go-sql-driver/mysql, server variables, and
+		// taobench's writes=statements|procedures).
 		"tls timeout readtimeout writetimeout parsetime charset collation loc allownativepasswords " +
 			"allowcleartextpasswords allowoldpasswords allowfallbacktoplaintext interpolateparams multistatements " +
 			"maxallowedpacket checkconnliveness clientfoundrows columnswithalias rejectreadonly " +
 			"innodb_lock_wait_timeout tidb_txn_mode transaction_isolation tx_isolation sql_mode autocommit " +
-			"time_zone net_write_timeout wait_timeout",
+			"time_zone net_write_timeout wait_timeout writes",
 		// The cache tier: taobench's own options, then go-redis's.
 		"prefix expire prefill ttl db protocol client_name max_retries min_retry_backoff max_retry_backoff " +
 			"dial_timeout read_timeout write_timeout pool_fifo pool_size pool_timeout min_idle_conns " +
