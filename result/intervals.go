@@ -43,8 +43,9 @@ type Intervals struct {
 // SeriesIntervals are one latency series' percentiles, in the order of
 // Percentiles.
 type SeriesIntervals struct {
-	Name string
-	P    [len(Percentiles)]stats.Interval
+	Name  string
+	Count int64 // requests in the series
+	P     [len(Percentiles)]stats.Interval
 }
 
 // minTail: a batch must hold at least minTail/(1-q) requests for its
@@ -105,7 +106,7 @@ func (e *Experiment) Intervals(confidence float64) *Intervals {
 		if st.Count == 0 {
 			continue
 		}
-		si := SeriesIntervals{Name: name}
+		si := SeriesIntervals{Name: name, Count: st.Count}
 		point := [len(Percentiles)]float64{st.P50, st.P90, st.P99, st.P999}
 		for j, p := range Percentiles {
 			vals := make([]float64, 0, len(wins))

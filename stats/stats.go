@@ -37,6 +37,11 @@ type Interval struct {
 	SE         float64 // standard error of Estimate
 	DF         float64 // degrees of freedom of the t distribution behind it
 	Confidence float64
+	// Values are the figure's value in each batch, in time order, and
+	// Floor the least standard deviation they are taken to have (see
+	// BatchMeans); Paired compares two runs batch by batch with them.
+	Values []float64
+	Floor  float64
 }
 
 // Valid reports whether the interval was computed (at least 2 batches).
@@ -50,7 +55,7 @@ func (iv Interval) Valid() bool { return iv.DF >= 1 }
 // resolution do not give a zero-width interval. Fewer than two values give
 // an interval that is not Valid.
 func BatchMeans(estimate float64, values []float64, floor, confidence float64) Interval {
-	iv := Interval{Estimate: estimate, Lo: estimate, Hi: estimate, Confidence: confidence}
+	iv := Interval{Estimate: estimate, Lo: estimate, Hi: estimate, Confidence: confidence, Values: values, Floor: floor}
 	k := len(values)
 	if k < 2 {
 		return iv
@@ -99,6 +104,32 @@ func Compare(a, b Interval, confidence float64) Change {
 	h := tQuantile(c.DF, confidence) * se
 	c.Lo, c.Hi = d-h, d+h
 	c.P = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}.Survival(math.Abs(d)/se)
+	return c
+}
+
+// Paired compares b with a batch by batch: the change's standard error is
+// the spread of the batches' differences over √k, with k-1 degrees of
+// freedom (a paired t test). Valid whenever the batches are independent
+// over time, as BatchMeans assumes; and when the two runs ran side by
+// side, batch i of each in the same seconds, what the machine did to both
+// in those seconds cancels, which Compare would count as noise twice.
+// Both must be Valid with as many batches.
+func Paired(a, b Interval, confidence float64) Change {
+	d := b.Estimate - a.Estimate
+	diffs := make([]float64, len(a.Values))
+	for i := range diffs {
+		diffs[i] = b.Values[i] - a.Values[i]
+	}
+	c := Change{Interval: BatchMeans(d, diffs, math.Hypot(a.Floor, b.Floor), confidence)}
+	c.Values = nil
+	if c.SE == 0 {
+		c.P = 1
+		if d != 0 {
+			c.P = 0
+		}
+		return c
+	}
+	c.P = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}.Survival(math.Abs(d)/c.SE)
 	return c
 }
 
