@@ -1,15 +1,13 @@
 // Package stats holds the statistics taobench's comparisons rest on:
 // confidence intervals by batch means over a run's per-second series,
 // Welch's comparison of two of them, and Holm's correction for a family of
-// tests. It imports nothing of taobench's, so result, gencheck and
-// reporters share it without linking one another.
+// tests. It imports nothing but the standard library, so result (a leaf
+// the reporters and merge link) and gencheck share it.
 package stats
 
 import (
 	"math"
 	"sort"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // MaxBatches is how many batches Batches cuts a series into at most: 20
@@ -103,7 +101,7 @@ func Compare(a, b Interval, confidence float64) Change {
 	c.DF = (va + vb) * (va + vb) / (va*va/a.DF + vb*vb/b.DF)
 	h := tQuantile(c.DF, confidence) * se
 	c.Lo, c.Hi = d-h, d+h
-	c.P = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}.Survival(math.Abs(d)/se)
+	c.P = 2 * tSurvival(math.Abs(d)/se, c.DF)
 	return c
 }
 
@@ -129,13 +127,86 @@ func Paired(a, b Interval, confidence float64) Change {
 		}
 		return c
 	}
-	c.P = 2 * distuv.StudentsT{Mu: 0, Sigma: 1, Nu: c.DF}.Survival(math.Abs(d)/c.SE)
+	c.P = 2 * tSurvival(math.Abs(d)/c.SE, c.DF)
 	return c
 }
 
-// tQuantile is the two-sided quantile of Student's t at the confidence.
+// tQuantile is the two-sided quantile of Student's t at the confidence:
+// the t whose two tails hold 1-confidence, by bisection.
 func tQuantile(df, confidence float64) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(1 - (1-confidence)/2)
+	alpha := 1 - confidence
+	lo, hi := 0.0, 1.0
+	for 2*tSurvival(hi, df) > alpha {
+		lo, hi = hi, 2*hi
+	}
+	for range 100 {
+		mid := (lo + hi) / 2
+		if 2*tSurvival(mid, df) > alpha {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// tSurvival is P(T > t) for Student's t with df degrees of freedom, t >= 0:
+// half the regularized incomplete beta function I_x(df/2, 1/2) at
+// x = df/(df+t²).
+func tSurvival(t, df float64) float64 {
+	return 0.5 * betaInc(df/2, 0.5, df/(df+t*t))
+}
+
+// betaInc is the regularized incomplete beta function I_x(a, b), by its
+// continued fraction (Numerical Recipes, betai and betacf).
+func betaInc(a, b, x float64) float64 {
+	if x <= 0 {
+		return 0
+	}
+	if x >= 1 {
+		return 1
+	}
+	la, _ := math.Lgamma(a)
+	lb, _ := math.Lgamma(b)
+	lab, _ := math.Lgamma(a + b)
+	front := math.Exp(lab - la - lb + a*math.Log(x) + b*math.Log(1-x))
+	if x < (a+1)/(a+b+2) {
+		return front * betaFrac(a, b, x) / a
+	}
+	return 1 - front*betaFrac(b, a, 1-x)/b
+}
+
+// betaFrac evaluates the continued fraction of betaInc by Lentz's method.
+func betaFrac(a, b, x float64) float64 {
+	const tiny, eps = 1e-300, 1e-15
+	c, d := 1.0, 1-(a+b)*x/(a+1)
+	if math.Abs(d) < tiny {
+		d = tiny
+	}
+	d = 1 / d
+	h := d
+	for m := 1; m <= 300; m++ {
+		fm := float64(m)
+		for _, aa := range [2]float64{
+			fm * (b - fm) * x / ((a + 2*fm - 1) * (a + 2*fm)),
+			-(a + fm) * (a + b + fm) * x / ((a + 2*fm) * (a + 2*fm + 1)),
+		} {
+			d = 1 + aa*d
+			if math.Abs(d) < tiny {
+				d = tiny
+			}
+			c = 1 + aa/c
+			if math.Abs(c) < tiny {
+				c = tiny
+			}
+			d = 1 / d
+			h *= d * c
+		}
+		if math.Abs(d*c-1) < eps {
+			break
+		}
+	}
+	return h
 }
 
 // Holm applies Holm's step-down correction (Holm–Bonferroni) to a family

@@ -54,3 +54,17 @@ func TestHolmStats(t *testing.T) {
 		}
 	}
 }
+
+// TestStudentsT: quantiles and tails of Student's t against the tables:
+// t(0.975) = 12.706 at 1 degree of freedom, 2.2281 at 10, 1.9600 far out;
+// the two tails beyond 2.7764 at 4 hold 5%.
+func TestStudentsT(t *testing.T) {
+	for _, c := range []struct{ df, conf, want float64 }{{1, 0.95, 12.706}, {10, 0.95, 2.2281}, {1e6, 0.95, 1.9600}, {4, 0.99, 4.6041}} {
+		if got := tQuantile(c.df, c.conf); !near(got, c.want) {
+			t.Errorf("t quantile at %g, df %g = %g; want %g", c.conf, c.df, got, c.want)
+		}
+	}
+	if p := 2 * tSurvival(2.7764, 4); !near(p, 0.05) {
+		t.Errorf("two tails beyond 2.7764 at df 4 = %g; want 0.05", p)
+	}
+}
