@@ -18,19 +18,21 @@ import (
 
 // The runs of TestVerdicts: closed loop on the null store, exponential
 // delays. The verdicts' power comes from each run's requests per second
-// (a second's throughput varies by about 1/√n, its median by 1.44/√n) and
-// the number of one-second batches (Student's t with few degrees of
-// freedom is wide). The delay is long, and the clients many, because the
-// machine's scheduling adds a wandering ~1 ms to every sleep on a loaded
-// machine: 2% of a 50 ms delay, not 50% of a 2 ms one. The emulation
-// sleeps, so the 150 runs cost about 40 s of CPU in all, 45 s of wall
-// time on a loaded 2-core machine. Runs of 8 s give 8 batches: with 4,
-// 22 of 50 were called slower.
+// (a second's throughput varies by about 1/√n, its median by 1.44/√n), the
+// number of one-second batches (Student's t with few degrees of freedom is
+// wide), and above all from how little the machine sets runs apart: on a
+// loaded machine a run's requests wait for a CPU, and the wait, which
+// differs between runs of one round, blurs the 10%. The delay is long so
+// that the wait is small beside it, the clients many so that the requests
+// are; the emulation sleeps, so the 150 runs cost about 30 s of CPU, 67 s
+// of wall time on a loaded 2-core machine. Measured on one (load 8 to 15):
+// with 50 ms delays, 50 clients and 8 s runs, 29 to 50 of 50 were called
+// slower; with 4 s runs, 22; with these, 49 and 50 (3 and 0 false alarms).
 const (
 	pairs    = 50
-	clients  = 50
-	delay    = 50 * time.Millisecond
-	duration = 8 * time.Second
+	clients  = 60
+	delay    = 100 * time.Millisecond
+	duration = 10 * time.Second
 	together = 10 // pairs run at once
 )
 
