@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"github.com/taobench/taobench/chisquare"
 	"math"
-	"sort"
 
 	"github.com/taobench/taobench/gen"
 	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/stats"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
@@ -218,20 +218,18 @@ func Tested(rows []Row) int {
 // would fail: max over the rows up to its rank of min(1, (m-rank) p).
 func Correct(rows []Row, alpha float64) {
 	var order []int
+	var ps []float64
 	for i := range rows {
 		if !rows[i].Skipped {
 			order = append(order, i)
+			ps = append(ps, rows[i].P)
 		}
 	}
-	sort.SliceStable(order, func(a, b int) bool { return rows[order[a]].P < rows[order[b]].P })
-	m := len(order)
-	adj := 0.0
-	for rank, i := range order {
+	levels, adjusted := stats.Holm(ps, alpha)
+	for j, i := range order {
 		r := &rows[i]
-		r.Threshold = alpha / float64(m-rank)
-		adj = max(adj, min(1, float64(m-rank)*r.P))
-		r.AdjustedP = adj
-		r.Pass = adj >= alpha
+		r.Threshold, r.AdjustedP = levels[j], adjusted[j]
+		r.Pass = r.AdjustedP >= alpha
 	}
 }
 

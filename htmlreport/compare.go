@@ -6,6 +6,7 @@ import (
 
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/stats"
 )
 
 // compareTable sets the files side by side, experiment by experiment: each
@@ -38,6 +39,10 @@ type compareRow struct {
 type compareCell struct {
 	Value, Delta  string
 	Worse, Better bool
+	// Interval is the value's 95% confidence interval, "lo–hi", from the
+	// file's per-second series (docs/results.md "Intervals"); "" when
+	// there is none.
+	Interval string
 }
 
 // metric is one compared figure; ok false when an experiment lacks it.
@@ -47,10 +52,20 @@ type metric struct {
 	class  bool // a per-class figure
 	format string
 	get    func(e *result.Experiment) (float64, bool)
+	// scale divides the interval's µs or req/s into the row's unit; nil iv:
+	// the figure has no interval.
+	scale float64
+	iv    func(iv *result.Intervals) (stats.Interval, bool)
 }
 
 func latencyMetric(name, class string, p50 bool) metric {
-	return metric{name: name, format: "%.3f", class: class != metrics.All, get: func(e *result.Experiment) (float64, bool) {
+	p := "p99"
+	if p50 {
+		p = "p50"
+	}
+	return metric{name: name, format: "%.3f", class: class != metrics.All, scale: 1000, iv: func(iv *result.Intervals) (stats.Interval, bool) {
+		return iv.Percentile(class, p)
+	}, get: func(e *result.Experiment) (float64, bool) {
 		st := e.Sum().Stats(class)
 		if st.Count == 0 {
 			return 0, false
@@ -64,7 +79,8 @@ func latencyMetric(name, class string, p50 bool) metric {
 
 func compareMetrics() []metric {
 	ms := []metric{
-		{name: "throughput (req/s)", higher: true, format: "%.1f", get: func(e *result.Experiment) (float64, bool) { return e.Throughput(), true }},
+		{name: "throughput (req/s)", higher: true, format: "%.1f", get: func(e *result.Experiment) (float64, bool) { return e.Throughput(), true },
+			scale: 1, iv: func(iv *result.Intervals) (stats.Interval, bool) { return iv.Throughput, true }},
 		latencyMetric("p50 all (ms)", metrics.All, true),
 		latencyMetric("p99 all (ms)", metrics.All, false),
 	}
@@ -94,6 +110,10 @@ func newCompare(files []*File, labels []string) *compareTable {
 	}
 	t := &compareTable{Names: labels}
 	for i := range n {
+		ivs := make([]*result.Intervals, len(files))
+		for j, f := range files {
+			ivs[j] = f.Doc.Experiments[i].Intervals(result.Confidence)
+		}
 		for _, m := range compareMetrics() {
 			vals := make([]float64, len(files))
 			ok := true
@@ -106,6 +126,14 @@ func newCompare(files []*File, labels []string) *compareTable {
 				continue
 			}
 			row := compareRow{Experiment: i + 1, Metric: m.name, Cells: cells(m, vals)}
+			for j := range row.Cells {
+				if m.iv == nil {
+					break
+				}
+				if x, ok := m.iv(ivs[j]); ok && x.Valid() {
+					row.Cells[j].Interval = fmt.Sprintf(m.format+"–"+m.format, x.Lo/m.scale, x.Hi/m.scale)
+				}
+			}
 			if m.higher && openLoopReached(files, i) {
 				// Every file issued its schedule: the throughputs differ
 				// by the arrivals' chance, not by the databases.

@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -276,4 +277,39 @@ func experimentWith(o tao.Outcome) *result.Experiment {
 	r := metrics.NewRecorder()
 	r.Record(&metrics.Sample{Class: tao.Read, Kind: tao.ObjRead, Outcome: o, Attempts: 1, Latency: time.Millisecond, At: time.Millisecond})
 	return &result.Experiment{Summary: r.Snapshot()}
+}
+
+// TestCompareShowsIntervals: the comparison gives each throughput and
+// latency cell its 95% interval from the file's per-second series, and
+// the page shows it beside the value; a file too short for one shows none.
+func TestCompareShowsIntervals(t *testing.T) {
+	t.Parallel()
+	r := metrics.NewRecorder()
+	for i := range 3000 {
+		// 10 measured seconds of uneven load: 200 to 400 reads a second.
+		sec := i % 10
+		if i%1000 >= 200*(1+sec%2) && i%1000 < 600 {
+			continue
+		}
+		r.Record(&metrics.Sample{Class: tao.Read, Kind: tao.ObjRead, Outcome: tao.OK, Attempts: 1,
+			Latency: time.Duration(100+i%97) * time.Microsecond, At: time.Duration(sec)*time.Second + time.Duration(i%1000)*time.Microsecond})
+	}
+	long := &result.Experiment{Threads: 2, Duration: 10 * time.Second, Measured: 10 * time.Second, Summary: r.Snapshot()}
+	short := experimentWith(tao.OK)
+	files := []*File{{Name: "a.json", Doc: &result.Doc{Run: &result.Run{Workload: "a"}, Experiments: []*result.Experiment{long}}},
+		{Name: "b.json", Doc: &result.Doc{Run: &result.Run{Workload: "a"}, Experiments: []*result.Experiment{short}}}}
+	c := newCompare(files, []string{"a", "b"})
+	iv := long.Intervals(result.Confidence)
+	want := fmt.Sprintf("%.1f–%.1f", iv.Throughput.Lo, iv.Throughput.Hi)
+	tp := c.Rows[0]
+	if tp.Metric != "throughput (req/s)" || tp.Cells[0].Interval != want || iv.Throughput.Lo >= iv.Throughput.Hi || tp.Cells[1].Interval != "" {
+		t.Fatalf("throughput cells %+v; want a's interval %s, none for b's single second", tp.Cells, want)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, files, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `<span class="ci" title="95% confidence interval`) || !strings.Contains(buf.String(), "["+want+"]") {
+		t.Errorf("the page does not show the throughput interval [%s]", want)
+	}
 }

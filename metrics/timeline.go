@@ -269,3 +269,40 @@ func (s *second) began() int64 {
 	}
 	return n
 }
+
+// Window is what the measured seconds [From, To) of a time series hold, by
+// request start: requests and failed requests by class, and each class's
+// latencies (µs, SecondSigFigs digits; nil for a class without requests).
+type Window struct {
+	Requests, Failed [tao.NumClasses]int64
+	Hist             [tao.NumClasses]*hdrhistogram.Histogram
+}
+
+// Window merges the measured seconds [from, to) of the summary's time
+// series, for the intervals of package result (seconds without requests
+// count as empty).
+func (s *Summary) Window(from, to int) Window {
+	var w Window
+	for i := max(from, 0); i < min(to, len(s.ts.measured)); i++ {
+		sec := s.ts.measured[i]
+		if sec == nil {
+			continue
+		}
+		for c := range sec.reqs {
+			for o, n := range sec.reqs[c] {
+				w.Requests[c] += n
+				if tao.Outcome(o).Failed() {
+					w.Failed[c] += n
+				}
+			}
+			if h := sec.h[c]; h != nil {
+				if w.Hist[c] == nil {
+					w.Hist[c] = h.Clone()
+				} else {
+					w.Hist[c].Merge(h)
+				}
+			}
+		}
+	}
+	return w
+}

@@ -71,6 +71,8 @@ type jsonExperiment struct {
 	Resources  jsonResources               `json:"resources"`
 	// Endpoints: each endpoint's part of a run over several (endpoints.go).
 	Endpoints []jsonEndpoint `json:"endpoints"`
+	// Intervals: the figures' confidence intervals (intervals.go).
+	Intervals *jsonIntervals `json:"intervals"`
 
 	// Exact data, from which merge rebuilds everything above.
 	Started    time.Time                     `json:"started"`
@@ -218,6 +220,7 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 		Lost:            lostJSON(s),
 		Fidelity:        jsonFidelity{Rows: e.Fidelity, Counts: e.Counters, Targets: e.Targets},
 		Resources:       resourcesJSON(e.Resources, e.Procs()),
+		Intervals:       intervalsJSON(e),
 		Started:         e.Started.UTC(),
 		Processes:       e.Procs(),
 		Histograms:      data.Series,

@@ -94,6 +94,7 @@ func WriteTextRun(w io.Writer, run *result.Run, e *result.Experiment) error {
 		fmt.Fprintf(&b, "%-16s %10d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", name, st.Count,
 			st.Mean/1000, st.P50/1000, st.P90/1000, st.P99/1000, st.P999/1000, st.Max/1000)
 	}
+	writeIntervals(&b, e.Intervals(result.Confidence))
 	if e.OpenLoop.Rate > 0 {
 		// Service time: from the actual start, without the queueing.
 		fmt.Fprintf(&b, "\n%-16s %10s %10s %10s %10s %10s %10s %10s\n",

@@ -377,7 +377,7 @@ var (
 		"started", "processes", "histograms", "counters", "timeline", "service_histograms", "injected_histograms",
 		"resources",
 		"shared_start", "late_s", "first_client", "all_threads", "all_target_rate", "error_codes", "consistency", "endpoints", "latency_by_tier_us", "latency_by_tier_histograms",
-		"concurrent_runs"}
+		"concurrent_runs", "intervals"}
 	cliHistKeys    = []string{"count", "sum_ns", "min_ns", "max_ns", "hdr"}
 	cliCounterKeys = []string{"attempts", "writes_objects", "object_conflicted", "writes_edges", "association_conflicted",
 		"adds_unique", "with_checks", "write_requests", "lock_conflicted", "unique_rejected",

@@ -49,6 +49,7 @@ func flagForms() map[string]string {
 		"max-probes":        "a whole number, 1 or more",
 		"max-steps":         "a whole number, 1 or more",
 		"client-cache-size": "a whole number of entries",
+		"confidence":        "a level between 0 and 1, such as 0.95",
 	}
 }
 

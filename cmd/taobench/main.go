@@ -37,6 +37,7 @@ Usage:
   taobench schema    [--db URL]
   taobench merge     RESULTS.json... [-o FILE] [--format text,json]
   taobench report    RESULTS.json... [-o report.html]   (one HTML page of charts; several files compared)
+  taobench diff      BASE.json NEW.json [--confidence 0.95]   (each figure's change with its interval and a verdict)
   taobench workloads
   taobench version   (also --version)
 
@@ -97,7 +98,7 @@ var commands = map[string]func(context.Context, *env, []string) error{
 	"run": cmdRun, "load": cmdLoad, "sweep": cmdSweep, "rate": cmdRate,
 	"validate": cmdValidate, "check": cmdCheck, "experiment": cmdExperiment,
 	"info": cmdInfo, "schema": cmdSchema, "workloads": cmdWorkloads,
-	"merge": cmdMerge, "report": cmdReport,
+	"merge": cmdMerge, "report": cmdReport, "diff": cmdDiff,
 	"version": cmdVersion, "-version": cmdVersion, "--version": cmdVersion,
 }
 
