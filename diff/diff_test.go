@@ -3,6 +3,7 @@ package diff_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -68,8 +69,15 @@ func runOnce(t *testing.T, w *workload.Workload, url string, seed uint64, at tim
 // difference in at most 5% of pairs, 2.5 of 50 on average; 8 or more
 // happen with chance 0.3%). The slower one must be called slower in at
 // least 45 of 50.
+//
+// Its power depends on how evenly the machine serves runs side by side
+// (above), so it is a measurement, not a unit test: it runs when
+// TAOBENCH_DIFF_POWER=1, which .ci/run sets for it alone after the suite,
+// on a machine nothing else is loading.
 func TestVerdicts(t *testing.T) {
-	t.Parallel()
+	if os.Getenv("TAOBENCH_DIFF_POWER") != "1" {
+		t.Skip("a measurement of diff's verdicts on 150 real runs, which needs a machine to itself: TAOBENCH_DIFF_POWER=1 go test -run TestVerdicts ./diff/ (.ci/run runs it after the suite)")
+	}
 	w, err := workload.Parse(strings.NewReader("operations read:1\nread_operation_types obj_read:1\n"), "reads.workload")
 	if err != nil {
 		t.Fatal(err)
