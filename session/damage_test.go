@@ -162,7 +162,7 @@ var damageRows = []string{
 	"out-degree distribution vs outdegree",
 	"missing objects edges point at",
 	"associations with no data",
-	"stored edge types vs edge_types",
+	"edge types stored vs defined",
 }
 
 // TestDamageFailsItsRow: each damage of the issue (39), done by SQL on a
@@ -193,6 +193,8 @@ func TestDamageFailsItsRow(t *testing.T) {
 			[]string{"DELETE FROM objects WHERE id IN (SELECT DISTINCT id2 FROM edges) AND (id * 13) % 10 = 0"}, true},
 		{"30 percent of values emptied", damageRows[3],
 			[]string{"UPDATE edges SET value = '' WHERE " + fwd + " AND (id1 * 17 + id2) % 10 < 3"}, false},
+		{"30 percent of one type's values emptied", "associations with no data, type 6",
+			[]string{"UPDATE edges SET value = '' WHERE type % 8 = 6 AND (id1 * 17 + id2) % 10 < 3"}, false},
 		{"one type deleted", damageRows[4],
 			[]string{"DELETE FROM edges WHERE type % 8 = 6"}, false},
 	}

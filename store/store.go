@@ -500,6 +500,9 @@ type Inventory struct {
 	// rest; loaded objects and their values' bytes.
 	EdgeValuesEmpty, EdgeValueBytes int64
 	ObjectValues, ObjectValueBytes  int64
+	// The same of forward edges by base type: those with an empty value,
+	// and the bytes of all (nil when the store does not count them).
+	EmptyByBase, ValueBytesByBase map[int64]int64
 	// EdgesBeforeTime counts forward edges by base type whose timestamp is
 	// before TimeFloor (a store that does not count them leaves it nil):
 	// neither a load (graph.TimeRange) nor a run (later times) writes one.

@@ -20,7 +20,7 @@ import (
 // workload's outdegree). Rows of a store that does not count them are
 // left out.
 func shapeRows(g *graph.Graph, inv store.Inventory) []result.FidelityRow {
-	var rows []result.FidelityRow
+	rows := []result.FidelityRow{typesRow(g, inv)}
 	if inv.EdgesBeforeTime != nil {
 		rows = append(rows, timeRow(g, inv))
 	}
@@ -104,4 +104,48 @@ func degreeRow(g *graph.Graph, inv store.Inventory) result.FidelityRow {
 	return fidelity.Chi("out-degree distribution vs outdegree", obs, want,
 		fmt.Sprintf("the graph's degrees of the same %d objects (every %d-th), the workload's outdegree less empty slots (no out-edge: %.3f stored, %.3f placed)",
 			sampled, inv.DegreeStride, zeroObs, zeroWant))
+}
+
+// typesRow is the forward base types stored against those the graph
+// writes (its categories of edge_types with a share): a type missing or
+// one the workload does not define fails it, whatever the type's share
+// (the chi-square of stored edge types has no bins to test when the
+// workload defines one type).
+func typesRow(g *graph.Graph, inv store.Inventory) result.FidelityRow {
+	var fwd int64
+	for _, n := range inv.EdgesByBase {
+		fwd += n
+	}
+	defined := map[int64]bool{}
+	var missing, extra []string
+	for c := range tao.NumEdgeCategories {
+		if g.CategoryShare(c) > 0 {
+			t := int64(c.Type().Base())
+			defined[t] = true
+			if inv.EdgesByBase[t] == 0 {
+				missing = append(missing, fmt.Sprint(t))
+			}
+		}
+	}
+	present := 0
+	for t, n := range inv.EdgesByBase {
+		switch {
+		case n > 0 && defined[t]:
+			present++
+		case n > 0:
+			extra = append(extra, fmt.Sprint(t))
+		}
+	}
+	sort.Strings(missing)
+	sort.Strings(extra)
+	note := "edge_types: the base types of the categories with a share"
+	if len(missing) > 0 {
+		note += "; none stored of type " + strings.Join(missing, ", ")
+	}
+	if len(extra) > 0 {
+		note += "; stored but not defined: type " + strings.Join(extra, ", ")
+	}
+	r := result.FidelityRow{Figure: "edge types stored vs defined", Target: float64(len(defined)), Observed: float64(present), N: fwd, P: -1, Note: note}
+	r.Verdict = fidelity.Verdict(fwd, len(missing) == 0 && len(extra) == 0)
+	return r
 }
