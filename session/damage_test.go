@@ -131,14 +131,20 @@ func graphRowsOf(t *testing.T, url string) []result.FidelityRow {
 	return expect.GraphRows(w, g, inv, runs)
 }
 
-// TestUndamagedLoadsPass: fresh loads of workload a at graph seeds 1 to 5
-// pass check and every row validate --db sets of what the database holds
+// TestUndamagedLoadsPass: fresh loads of workloads a and tao at graph
+// seeds 1 to 5 pass check and every row validate --db sets of what the database holds
 // (the rows the damage tests below fail are among them, with data).
 func TestUndamagedLoadsPass(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads five graphs")
 	}
-	w := builtin(t, "a")
+	for _, name := range []string{"a", "tao"} {
+		t.Run(name, func(t *testing.T) { undamaged(t, builtin(t, name)) })
+	}
+}
+
+// undamaged is TestUndamagedLoadsPass of workload w.
+func undamaged(t *testing.T, w *workload.Workload) {
 	for seed := uint64(1); seed <= 5; seed++ {
 		url := "sqlite:" + loadSQLite(t, w, damageEdges, seed)
 		if out, err := checkDB(t, url); err != nil {
@@ -166,14 +172,20 @@ var damageRows = []string{
 }
 
 // TestDamageFailsItsRow: each damage of the issue (39), done by SQL on a
-// copy of one fresh load of workload a, fails validate --db (its error,
+// copy of one fresh load of workload a, and of tao, fails validate --db (its error,
 // as the command exits 1) with the row named for it failing, and check
 // where an invariant covers it.
 func TestDamageFailsItsRow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a graph and validates five copies")
 	}
-	w := builtin(t, "a")
+	for _, name := range []string{"a", "tao"} {
+		t.Run(name, func(t *testing.T) { damageSQLite(t, builtin(t, name)) })
+	}
+}
+
+// damageSQLite is TestDamageFailsItsRow of workload w.
+func damageSQLite(t *testing.T, w *workload.Workload) {
 	fresh := loadSQLite(t, w, damageEdges, 1)
 	// Forward types are those whose base (type % 8) is forward; the
 	// damages touch forward edges only, bar the type deleted whole.
