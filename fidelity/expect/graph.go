@@ -74,6 +74,6 @@ func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory, runs i
 	}
 	rows = append(rows, fidelity.Chi("objects per shard vs primary_shards", placed, w.PrimaryShards.Weights, "data placed as requests go: even per-key access"))
 	rows = append(rows, placementRows(g, inv, objects, runs)...)
-	rows = append(rows, shapeRows(g, inv)...)
+	rows = append(rows, shapeRows(g, inv, runs)...)
 	return append(rows, sizeRows(w, inv)...)
 }
