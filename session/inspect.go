@@ -83,7 +83,7 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 	if err != nil {
 		return nil, err
 	}
-	v := &Validation{GraphOf: loaded.Name, Rows: expect.GraphRows(loaded, g, inv), Workload: w.Name, Database: s.url, RunsBefore: before}
+	v := &Validation{GraphOf: loaded.Name, Rows: expect.GraphRows(loaded, g, inv, before), Workload: w.Name, Database: s.url, RunsBefore: before}
 	s.sink.Note(fmt.Sprintf("%s: %d clients, warmup %v, %v of workload %s on workload %s's graph (%d edges) in %s; request seed %d",
 		s.opts.Name, x.Threads, x.Warmup, x.Duration, w.Name, loaded.Name, g.Edges(), s.url, cfg.Seed))
 	v.Info = s.RunInfo(Meta{Workloads: []*workload.Workload{w}, GraphOf: loaded.Name, Graph: g, Seed: cfg.Seed, Retries: cfg.Retries})
@@ -168,7 +168,7 @@ func (s *Session) Check(ctx context.Context, meta map[string]string) ([]store.Vi
 // graph's record is meta, and returns an error when there are any.
 func (s *Session) WriteCheck(w io.Writer, meta map[string]string, vs []store.Violation) error {
 	if len(vs) == 0 {
-		fmt.Fprintf(w, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; edges point at objects that exist; unique types have at most one edge per (id1, type))\n",
+		fmt.Fprintf(w, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; edges point at objects that exist; edges are timestamped within the load's time range or after it; unique types have at most one edge per (id1, type))\n",
 			s.url, bulkload.Describe(meta))
 		return nil
 	}
@@ -237,8 +237,17 @@ func completeness(ctx context.Context, db store.Database, meta map[string]string
 		vs = append(vs, store.Violation{Invariant: "every loaded object exists", Count: g.Nodes() - objects,
 			Example: fmt.Sprintf("%d of the graph's %d objects, and no run since the load", objects, g.Nodes())})
 	}
-	if v, ok := missingTargets(g, inv, objects); ok {
+	if v, ok := missingTargets(g, inv, objects, runs); ok {
 		vs = append(vs, v)
+	}
+	var early int64
+	for _, n := range inv.EdgesBeforeTime {
+		early += n
+	}
+	if early > 0 {
+		lo, hi := g.TimeRange()
+		vs = append(vs, store.Violation{Invariant: "edge timestamped within the load's time range or after it", Count: early,
+			Example: fmt.Sprintf("before %d by type: %v (the load writes [%d, %d), runs later times)", lo, inv.EdgesBeforeTime, lo, hi)})
 	}
 	return vs
 }
@@ -247,8 +256,11 @@ func completeness(ctx context.Context, db store.Database, meta map[string]string
 // object, when more ids are missing than runs can have deleted (TAO keeps
 // an object's associations when it deletes the object, so edges to
 // deleted objects are no damage).
-func missingTargets(g *graph.Graph, inv store.Inventory, objects int64) (store.Violation, bool) {
+func missingTargets(g *graph.Graph, inv store.Inventory, objects, runs int64) (store.Violation, bool) {
 	deleted := max(g.Nodes()-objects, 0)
+	if runs <= 0 {
+		deleted = 0 // no run deleted them: the load wrote every object
+	}
 	if inv.MissingIDs <= deleted {
 		return store.Violation{}, false
 	}

@@ -500,6 +500,20 @@ type Inventory struct {
 	// rest; loaded objects and their values' bytes.
 	EdgeValuesEmpty, EdgeValueBytes int64
 	ObjectValues, ObjectValueBytes  int64
+	// The same of forward edges by base type: those with an empty value,
+	// and the bytes of all (nil when the store does not count them).
+	EmptyByBase, ValueBytesByBase map[int64]int64
+	// EdgesBeforeTime counts forward edges by base type whose timestamp is
+	// before TimeFloor (a store that does not count them leaves it nil):
+	// neither a load (graph.TimeRange) nor a run (later times) writes one.
+	EdgesBeforeTime map[int64]int64
+	TimeFloor       int64
+	// OutDegrees counts the loaded objects whose id is a multiple of
+	// DegreeStride (a power of two: a sample taken alike in the store and
+	// the graph) by their number of forward edges, for those with at least
+	// one; nil when the store does not count them.
+	OutDegrees   map[int64]int64
+	DegreeStride int64
 }
 
 // Inspector is a Database that can take its Inventory and tell how many

@@ -135,6 +135,36 @@ func TestCLIDamageExits1(t *testing.T) {
 	}
 }
 
+// TestCLIDamagedTimestampsExit1: a fresh load whose type-6 edges all have
+// timestamp 0 (issue 39: it passed both commands) makes check and validate
+// --db exit 1, naming the invariant and the row.
+func TestCLIDamagedTimestampsExit1(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "damage.db")
+	db := "sqlite:" + path
+	cliMust(t, "load", "--db", db, "--workload", "a", "--edges", "5000")
+	conn, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec("UPDATE edges SET timestamp = 0 WHERE type = 6"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	r := cliRun(t, "check", "--db", db)
+	if r.code != 1 || !strings.Contains(r.stdout, "VIOLATION edge timestamped within the load's time range or after it") {
+		t.Errorf("check of zeroed timestamps: want exit 1 naming the violation\n%v", r)
+	}
+	r = cliRun(t, "validate", "--db", db, "--workload", "a", "--threads", "1", "--warmup", "0", "--duration", "0.2s")
+	failed := false
+	for _, l := range strings.Split(r.stdout, "\n") {
+		failed = failed || strings.HasPrefix(l, "edges timestamped before the load's time range") && strings.Contains(l, " FAIL ")
+	}
+	if r.code != 1 || !failed {
+		t.Errorf("validate --db of zeroed timestamps: want exit 1 and the failed timestamp row\n%v", r)
+	}
+}
+
 // A run that lost more than --max-error-rate of its requests exits 3, after
 // printing and writing its results, and says why; below the threshold it
 // exits 0. Conflicts are not losses.

@@ -20,8 +20,9 @@ const SizeTolerance = 0.01
 // (the workload it was loaded with): its size, the stored association
 // types, the shards of their targets, the placement of objects. A
 // distribution row passes when its chi-square p-value is at least
-// validate.Alpha. Rows written by runs since the load count too.
-func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory) []result.FidelityRow {
+// validate.Alpha. Rows written by runs since the load count too; runs is
+// how many the database has had (objects missing with none is damage).
+func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory, runs int64) []result.FidelityRow {
 	var rows []result.FidelityRow
 	var fwd int64
 	var byCat [tao.NumEdgeCategories]int64
@@ -72,6 +73,7 @@ func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory) []resu
 		}
 	}
 	rows = append(rows, fidelity.Chi("objects per shard vs primary_shards", placed, w.PrimaryShards.Weights, "data placed as requests go: even per-key access"))
-	rows = append(rows, placementRows(g, inv, objects)...)
+	rows = append(rows, placementRows(g, inv, objects, runs)...)
+	rows = append(rows, shapeRows(g, inv, runs)...)
 	return append(rows, sizeRows(w, inv)...)
 }

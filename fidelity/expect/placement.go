@@ -15,8 +15,9 @@ import (
 // beyond those runs may have deleted (TAO does not delete an object's
 // associations with it, so an edge to a deleted object is no damage, but
 // more missing ids than deleted objects is). objects counts the loaded
-// objects present.
-func placementRows(g *graph.Graph, inv store.Inventory, objects int64) []result.FidelityRow {
+// objects present, runs the runs the database has had: with none, no
+// missing object is credited to a delete.
+func placementRows(g *graph.Graph, inv store.Inventory, objects, runs int64) []result.FidelityRow {
 	byShard := make([]int64, g.Shards())
 	expected := make([]float64, g.Shards())
 	first, firstExp := 0.0, 0.0
@@ -32,9 +33,12 @@ func placementRows(g *graph.Graph, inv store.Inventory, objects int64) []result.
 	rows := []result.FidelityRow{fidelity.Chi("forward edges per id1 shard vs placement", byShard, expected,
 		fmt.Sprintf("each shard's outdegree sum (shard 0: %.3f stored, %.3f placed)", first, firstExp))}
 	deleted := max(g.Nodes()-objects, 0)
+	if runs <= 0 {
+		deleted = 0 // nothing deleted them: the load wrote every object
+	}
 	beyond := max(inv.MissingIDs-deleted, 0)
 	r := result.FidelityRow{Figure: "missing objects edges point at", Target: 0, Observed: float64(beyond), N: inv.MissingTargets, P: -1,
-		Note: fmt.Sprintf("beyond the %d loaded objects runs deleted: %d edges point at %d ids with no object", deleted, inv.MissingTargets, inv.MissingIDs)}
+		Note: fmt.Sprintf("beyond the %d loaded objects the %d run(s) since the load can have deleted: %d edges point at %d ids with no object", deleted, max(runs, 0), inv.MissingTargets, inv.MissingIDs)}
 	if inv.MissingExample != "" {
 		r.Note += "; e.g. " + inv.MissingExample
 	}

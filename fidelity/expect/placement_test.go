@@ -37,9 +37,10 @@ func TestGraphRowsPlacementAndDamage(t *testing.T) {
 	inv.EdgeValuesEmpty = int64(empty * float64(fwd))
 	inv.EdgeValueBytes = int64(meanNE * float64(fwd-inv.EdgeValuesEmpty))
 	inv.ObjectValues, inv.ObjectValueBytes = g.Nodes(), 150*g.Nodes()
+	runs := int64(0)
 	verdicts := func(inv store.Inventory) map[string]string {
 		m := map[string]string{}
-		for _, r := range GraphRows(w, g, inv) {
+		for _, r := range GraphRows(w, g, inv, runs) {
 			m[r.Figure] = r.Verdict
 		}
 		return m
@@ -64,10 +65,15 @@ func TestGraphRowsPlacementAndDamage(t *testing.T) {
 	if v := verdicts(bad)["missing objects edges point at"]; v != result.Fail {
 		t.Errorf("9,000 missing ids and no object deleted: %s, want FAIL", v)
 	}
-	bad.Objects = map[int]int64{0: g.Nodes() - 9000} // runs deleted 9,000 loaded objects
+	bad.Objects = map[int]int64{0: g.Nodes() - 9000} // 9,000 loaded objects gone
+	if v := verdicts(bad)["missing objects edges point at"]; v != result.Fail {
+		t.Errorf("9,000 missing ids, 9,000 objects gone and no run since the load: %s, want FAIL", v)
+	}
+	runs = 2 // runs deleted them
 	if v := verdicts(bad)["missing objects edges point at"]; v != result.Pass {
 		t.Errorf("9,000 missing ids, 9,000 objects deleted by runs: %s, want pass", v)
 	}
+	runs = 0
 	bad = inv
 	bad.EdgeValueBytes = int64(0.95 * float64(inv.EdgeValueBytes))
 	if v := verdicts(bad)["association bytes when not empty (mean)"]; v != result.Fail {

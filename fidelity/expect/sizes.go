@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/taobench/taobench/fidelity"
 	"math"
+	"sort"
 
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
@@ -33,7 +34,33 @@ func sizeRows(w *workload.Workload, inv store.Inventory) []result.FidelityRow {
 	if len(w.ObjectPayloadSizes.Values) == 0 {
 		note = "payload_sizes (objects and associations alike)"
 	}
-	return append(rows, meanRow("object bytes (mean)", meanO, sdO, inv.ObjectValueBytes, inv.ObjectValues, note))
+	rows = append(rows, meanRow("object bytes (mean)", meanO, sdO, inv.ObjectValueBytes, inv.ObjectValues, note))
+	return append(rows, typeSizeRows(w, inv)...)
+}
+
+// typeSizeRows are the value-size rows of each stored forward base type
+// (payload_sizes holds for every type alike), so damage to one type's
+// values is not diluted by the others'; none of a store that does not
+// count them, or with one type (the rows above say it).
+func typeSizeRows(w *workload.Workload, inv store.Inventory) []result.FidelityRow {
+	if inv.EmptyByBase == nil || len(inv.EdgesByBase) < 2 {
+		return nil
+	}
+	types := make([]int64, 0, len(inv.EdgesByBase))
+	for t := range inv.EdgesByBase {
+		types = append(types, t)
+	}
+	sort.Slice(types, func(i, j int) bool { return types[i] < types[j] })
+	empty, meanNE, sdNE := sizeStats(w.PayloadSizes, true)
+	var rows []result.FidelityRow
+	for _, t := range types {
+		n, e := inv.EdgesByBase[t], inv.EmptyByBase[t]
+		rows = append(rows, fidelity.Share(fmt.Sprintf("associations with no data, type %d", t), empty, fidelity.ModelTargeted, e, n,
+			"payload_sizes, the same for every type"))
+		rows = append(rows, meanRow(fmt.Sprintf("association bytes when not empty (mean), type %d", t), meanNE, sdNE, inv.ValueBytesByBase[t], n-e,
+			"payload_sizes, the same for every type"))
+	}
+	return rows
 }
 
 // sizeStats returns d's share of 0, and the mean and standard deviation of

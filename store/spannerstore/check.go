@@ -142,7 +142,8 @@ func (db *DB) hasIndex(ctx context.Context) (bool, error) {
 // table. The missing targets are matched in the driver, as Check matches
 // inverses: it holds the loaded objects' ids, 8 bytes each.
 func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
-	inv := store.Inventory{Objects: map[int]int64{}, EdgesByBase: map[int64]int64{}, EdgesByShard2: map[int]int64{}, EdgesByShard1: map[int]int64{}}
+	inv := store.Inventory{Objects: map[int]int64{}, EdgesByBase: map[int64]int64{}, EdgesByShard2: map[int]int64{}, EdgesByShard1: map[int]int64{},
+		EmptyByBase: map[int64]int64{}, ValueBytesByBase: map[int64]int64{}}
 	ro := db.client.ReadOnlyTransaction() // both scans on one snapshot
 	defer ro.Close()
 	loaded := map[int64]bool{}
@@ -178,8 +179,10 @@ func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
 				inv.EdgesByShard1[tao.ShardOf(id1)]++
 				if len(v) == 0 {
 					inv.EdgeValuesEmpty++
+					inv.EmptyByBase[int64(t.Base())]++
 				}
 				inv.EdgeValueBytes += int64(len(v))
+				inv.ValueBytesByBase[int64(t.Base())] += int64(len(v))
 			}
 			// Bit 56 marks ids created at run time (tao.NewID).
 			if (uint64(id2)>>(tao.ShardShift-1))&1 == 0 && !loaded[id2] {

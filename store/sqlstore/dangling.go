@@ -30,8 +30,20 @@ func (db *DB) inspectPlacement(ctx context.Context, inv *store.Inventory) error 
 	}
 	// Value sizes, as TAO §7, Fig. 6 measures them (ASCII payloads: a
 	// character is a byte in every dialect).
-	err = q.query(ctx, fmt.Sprintf("SELECT COALESCE(SUM(CASE WHEN LENGTH(value) = 0 THEN 1 ELSE 0 END), 0), COALESCE(SUM(LENGTH(value)), 0) FROM edges WHERE %s IN (%s)", baseOf("type"), fwd), nil,
-		func(scan func(...any) error) error { return scan(&inv.EdgeValuesEmpty, &inv.EdgeValueBytes) })
+	// One group per base type: the totals are their sums.
+	inv.EmptyByBase, inv.ValueBytesByBase = map[int64]int64{}, map[int64]int64{}
+	err = q.query(ctx, fmt.Sprintf("SELECT %s, COALESCE(SUM(CASE WHEN LENGTH(value) = 0 THEN 1 ELSE 0 END), 0), COALESCE(SUM(LENGTH(value)), 0) FROM edges WHERE %s IN (%s) GROUP BY 1", baseOf("type"), baseOf("type"), fwd), nil,
+		func(scan func(...any) error) error {
+			var t, empty, bytes int64
+			if err := scan(&t, &empty, &bytes); err != nil {
+				return err
+			}
+			inv.EmptyByBase[t] += empty
+			inv.ValueBytesByBase[t] += bytes
+			inv.EdgeValuesEmpty += empty
+			inv.EdgeValueBytes += bytes
+			return nil
+		})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
 )
@@ -48,6 +49,9 @@ func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
 	if err := db.inspectPlacement(ctx, &inv); err != nil {
 		return inv, fmt.Errorf("%s: taking the inventory: %w", db.name, err)
 	}
+	if err := db.inspectShape(ctx, &inv); err != nil {
+		return inv, fmt.Errorf("%s: taking the inventory: %w", db.name, err)
+	}
 	return inv, nil
 }
 
@@ -61,4 +65,51 @@ func (db *DB) Runs(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("%s: reading the run counter: %w", db.name, err)
 	}
 	return n, nil
+}
+
+// degreeSample is about how many loaded objects the out-degree histogram
+// groups: the stride halves the scan's groups until they fit.
+const degreeSample = 1 << 18
+
+// inspectShape adds to inv the forward edges timestamped before any load
+// or run writes one, by base type, and the out-degree histogram of a
+// stride sample of the loaded objects (aggregated in the database: one
+// grouped scan each).
+func (db *DB) inspectShape(ctx context.Context, inv *store.Inventory) error {
+	q := db.b.auto()
+	fwd := typeList(tao.EdgeType.IsForward)
+	inv.TimeFloor = graph.TimeBase
+	inv.EdgesBeforeTime = map[int64]int64{}
+	err := q.query(ctx, fmt.Sprintf("SELECT %s, COUNT(*) FROM edges WHERE %s IN (%s) AND timestamp < %d GROUP BY 1", baseOf("type"), baseOf("type"), fwd, inv.TimeFloor), nil,
+		func(scan func(...any) error) error {
+			var t, n int64
+			if err := scan(&t, &n); err != nil {
+				return err
+			}
+			inv.EdgesBeforeTime[t] += n
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	var objects int64
+	for _, n := range inv.Objects {
+		objects += n
+	}
+	inv.DegreeStride = 1
+	for objects/inv.DegreeStride > degreeSample {
+		inv.DegreeStride *= 2
+	}
+	inv.OutDegrees = map[int64]int64{}
+	// A power-of-two stride divides 1 << 56, so id % stride is the index's.
+	return q.query(ctx, fmt.Sprintf("SELECT d, COUNT(*) FROM (SELECT id1, COUNT(*) AS d FROM edges WHERE %s IN (%s) AND (id1 >> 56) %% 2 = 0 AND id1 %% %d = 0 GROUP BY id1) per GROUP BY d",
+		baseOf("type"), fwd, inv.DegreeStride), nil,
+		func(scan func(...any) error) error {
+			var d, n int64
+			if err := scan(&d, &n); err != nil {
+				return err
+			}
+			inv.OutDegrees[d] += n
+			return nil
+		})
 }

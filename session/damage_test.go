@@ -1,0 +1,347 @@
+package session_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/taobench/taobench/bulkload"
+	"github.com/taobench/taobench/fidelity"
+	"github.com/taobench/taobench/fidelity/expect"
+	"github.com/taobench/taobench/graph"
+	"github.com/taobench/taobench/internal/testenv"
+	"github.com/taobench/taobench/result"
+	"github.com/taobench/taobench/session"
+	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/workload"
+)
+
+// damageEdges is the graph the damage tests load: small enough for a
+// loaded 2-core machine, large enough for the distribution rows (some
+// tens of thousands of objects).
+const damageEdges = 50_000
+
+// loadSQLite loads workload w's graph of edges edges at graph seed seed
+// into a new SQLite file, as taobench load --seed does, and returns its
+// path.
+func loadSQLite(t *testing.T, w *workload.Workload, edges int64, seed uint64) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "load.db")
+	load(t, "sqlite:"+path, w, edges, seed)
+	return path
+}
+
+// load loads workload w's graph of edges edges at graph seed seed into the
+// empty database at url.
+func load(t *testing.T, url string, w *workload.Workload, edges int64, seed uint64) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := session.Open(ctx, url, session.Options{Name: "load", Sink: &recorder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	db, _ := s.Database()
+	g, err := graph.New(w, seed, edges)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Setup(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bulkload.Load(ctx, db, g, g.Meta(w), bulkload.Options{Threads: 2}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copySQLite copies the closed SQLite database at path (with any
+// journal beside it) to a new file, returning its path.
+func copySQLite(t *testing.T, path string) string {
+	t.Helper()
+	to := filepath.Join(t.TempDir(), "copy.db")
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		in, err := os.Open(path + suffix)
+		if os.IsNotExist(err) && suffix != "" {
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := os.Create(to + suffix)
+		if err == nil {
+			_, err = io.Copy(out, in)
+			err = errorsJoin(err, out.Close())
+		}
+		in.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return to
+}
+
+func errorsJoin(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// checkDB is what taobench check prints of the database at url and
+// whether it fails.
+func checkDB(t *testing.T, url string) (string, error) {
+	t.Helper()
+	ctx := context.Background()
+	s, meta, err := session.OpenRecorded(ctx, url, session.Options{Name: "check", Sink: &recorder{}, Clients: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	vs, err := s.Check(ctx, meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	err = s.WriteCheck(&b, meta, vs)
+	return b.String(), err
+}
+
+// graphRowsOf are the rows validate --db sets of what the database at url
+// holds (its inventory beside the graph its load recorded), before its
+// short run.
+func graphRowsOf(t *testing.T, url string) []result.FidelityRow {
+	t.Helper()
+	ctx := context.Background()
+	s, _, err := session.OpenRecorded(ctx, url, session.Options{Name: "validate", Sink: &recorder{}, Clients: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	db, _ := s.Database()
+	g, w, err := bulkload.Loaded(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins := db.(store.Inspector)
+	inv, err := ins.Inspect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ins.Runs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return expect.GraphRows(w, g, inv, runs)
+}
+
+// TestUndamagedLoadsPass: fresh loads of workloads a and tao at graph
+// seeds 1 to 5, on SQLite and PostgreSQL, pass check and every row validate --db sets of what the database holds
+// (the rows the damage tests below fail are among them, with data).
+func TestUndamagedLoadsPass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads five graphs")
+	}
+	for _, name := range []string{"a", "tao"} {
+		t.Run("sqlite/"+name, func(t *testing.T) {
+			undamaged(t, builtin(t, name), func(t *testing.T) string { return sqlite(t) })
+		})
+		t.Run("postgres/"+name, func(t *testing.T) {
+			undamaged(t, builtin(t, name), func(t *testing.T) string { return testenv.FreshPostgres(t, testenv.PostgresURL(t)) })
+		})
+	}
+}
+
+// undamaged is TestUndamagedLoadsPass of workload w on the empty
+// databases fresh returns.
+func undamaged(t *testing.T, w *workload.Workload, fresh func(t *testing.T) string) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		url := fresh(t)
+		load(t, url, w, damageEdges, seed)
+		if out, err := checkDB(t, url); err != nil {
+			t.Errorf("seed %d: check of a fresh load: %v\n%s", seed, err, out)
+		}
+		rows := graphRowsOf(t, url)
+		if failed := fidelity.Failed(rows); len(failed) > 0 {
+			t.Errorf("seed %d: a fresh load fails %+v", seed, failed)
+		}
+		for _, fig := range damageRows {
+			if v := verdict(rows, fig); v != result.Pass {
+				t.Errorf("seed %d: row %q is %q on a fresh load, want pass", seed, fig, v)
+			}
+		}
+	}
+}
+
+// damageRows are the rows the damages below are each named for.
+var damageRows = []string{
+	"edges timestamped before the load's time range",
+	"out-degree distribution vs outdegree",
+	"missing objects edges point at",
+	"associations with no data",
+	"edge types stored vs defined",
+}
+
+// TestDamageFailsItsRow: each damage of the issue (39), done by SQL on a
+// fresh load of workload a, and of tao, fails validate --db (its error, as
+// the command exits 1) with the row named for it failing, and check where
+// an invariant covers it. On SQLite each damage takes a copy of one load;
+// on PostgreSQL each a database of its own.
+func TestDamageFailsItsRow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads graphs and validates a damaged copy of each")
+	}
+	for _, name := range []string{"a", "tao"} {
+		t.Run("sqlite/"+name, func(t *testing.T) {
+			w := builtin(t, name)
+			fresh := loadSQLite(t, w, damageEdges, 1)
+			damage(t, w, func(t *testing.T) (string, damager) {
+				path := copySQLite(t, fresh)
+				conn, err := sql.Open("sqlite", path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { conn.Close() })
+				return "sqlite:" + path, sqlDamager{conn}
+			})
+		})
+	}
+	for _, name := range []string{"a", "tao"} {
+		t.Run("postgres/"+name, func(t *testing.T) {
+			w := builtin(t, name)
+			damage(t, w, func(t *testing.T) (string, damager) {
+				url := testenv.FreshPostgres(t, testenv.PostgresURL(t))
+				load(t, url, w, damageEdges, 1)
+				conn, err := pgx.Connect(context.Background(), url)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { conn.Close(context.Background()) })
+				return url, pgDamager{conn}
+			})
+		})
+	}
+}
+
+// damager runs the damage's SQL on a database: exec returns the rows a
+// statement changed, count the integer a query returns.
+type damager interface {
+	exec(q string) (int64, error)
+	count(q string) (int64, error)
+}
+
+type sqlDamager struct{ db *sql.DB }
+
+func (d sqlDamager) exec(q string) (int64, error) {
+	res, err := d.db.Exec(q)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+func (d sqlDamager) count(q string) (n int64, err error) { return n, d.db.QueryRow(q).Scan(&n) }
+
+type pgDamager struct{ conn *pgx.Conn }
+
+func (d pgDamager) exec(q string) (int64, error) {
+	tag, err := d.conn.Exec(context.Background(), q)
+	return tag.RowsAffected(), err
+}
+
+func (d pgDamager) count(q string) (n int64, err error) {
+	return n, d.conn.QueryRow(context.Background(), q).Scan(&n)
+}
+
+// damage does each damage on a fresh load fresh returns (its URL and a
+// connection) and checks that check and validate --db fail it.
+func damage(t *testing.T, w *workload.Workload, fresh func(t *testing.T) (string, damager)) {
+	// Forward types are those whose base (type % 8) is forward; the
+	// damages touch forward edges only, bar the type deleted whole. Ids
+	// are reduced before a product so none overflows.
+	const fwd = "type % 8 IN (1, 2, 3, 4, 5, 6)"
+	cases := []struct {
+		name, row string
+		sql       func(t *testing.T, d damager) []string
+		check     bool // an invariant of check covers it
+	}{
+		{"timestamps zeroed for one type", damageRows[0], func(*testing.T, damager) []string {
+			return []string{"UPDATE edges SET timestamp = 0 WHERE type % 8 = (SELECT type % 8 FROM edges WHERE " + fwd + " GROUP BY type % 8 ORDER BY COUNT(*) DESC LIMIT 1)"}
+		}, true},
+		{"5 percent of edges moved to other sources", damageRows[1], moveSQL, true},
+		{"10 percent of pointed-at objects deleted", damageRows[2], func(*testing.T, damager) []string {
+			return []string{"DELETE FROM objects WHERE id IN (SELECT id2 FROM edges) AND id % 10 = 3"}
+		}, true},
+		{"30 percent of values emptied", damageRows[3], func(*testing.T, damager) []string {
+			return []string{"UPDATE edges SET value = '' WHERE " + fwd + " AND (id1 % 1000 * 17 + id2 % 1000) % 10 < 3"}
+		}, false},
+		{"30 percent of one type's values emptied", "associations with no data, type 6", func(*testing.T, damager) []string {
+			return []string{"UPDATE edges SET value = '' WHERE type % 8 = 6 AND (id1 % 1000 * 17 + id2 % 1000) % 10 < 3"}
+		}, false},
+		{"one type deleted", damageRows[4], func(*testing.T, damager) []string {
+			return []string{"DELETE FROM edges WHERE type % 8 = 6"}
+		}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			url, d := fresh(t)
+			var changed int64
+			for _, q := range c.sql(t, d) {
+				n, err := d.exec(q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				changed += n
+			}
+			if changed == 0 {
+				t.Fatalf("the damage changed no row")
+			}
+			out, cerr := checkDB(t, url)
+			if c.check && cerr == nil {
+				t.Errorf("check passes the damage (%d rows changed), want it failed\n%s", changed, out)
+			}
+			v := validate(t, url, w, damageEdges, 7)
+			var table bytes.Buffer
+			werr := v.Write(&table, "validate")
+			if werr == nil || verdict(v.Rows, c.row) != result.Fail {
+				t.Errorf("validate --db of the damage (%d rows changed): %v, row %q %q; want it failed\n%s", changed, werr, c.row, verdict(v.Rows, c.row), table.String())
+			}
+			if t.Failed() || testing.Verbose() {
+				t.Logf("%s: %d rows changed; check %v; failed rows: %v", c.name, changed, cerr, figures(fidelity.Failed(v.Rows)))
+			}
+		})
+	}
+}
+
+// moveSQL are the statements moving about 5% of the forward edges (as
+// hashed) to other source objects, each edge to its own object of shard 0
+// (ids 0 to n-1 on a fresh load), as the issue moved them: the copies are
+// inserted (version 2, so the delete spares them; one whose key is taken
+// is not), then the originals deleted. The inverses of moved bidirectional
+// edges stay where they were.
+func moveSQL(t *testing.T, d damager) []string {
+	const fwd = "type % 8 IN (1, 2, 3, 4, 5, 6)"
+	n, err := d.count("SELECT COUNT(*) FROM objects WHERE id < 144115188075855872") // 1 << 57
+	if err != nil || n == 0 {
+		t.Fatalf("counting shard 0's objects: %v (%d)", err, n)
+	}
+	sel := "WHERE " + fwd + " AND version = 1 AND (id1 % 1000 * 31 + id2 % 1000) % 100 < 5"
+	return []string{
+		fmt.Sprintf("INSERT INTO edges (id1, id2, type, timestamp, value, version, ukey) SELECT (id1 %% 1000003 * 7919 + id2 %% 1000003) %% %d, id2, type, timestamp, value, 2, ukey FROM edges %s ON CONFLICT DO NOTHING", n, sel),
+		"DELETE FROM edges " + sel,
+	}
+}
+
+func figures(rows []result.FidelityRow) string {
+	var s []string
+	for _, r := range rows {
+		s = append(s, r.Figure)
+	}
+	return strings.Join(s, "; ")
+}
