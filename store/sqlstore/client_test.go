@@ -42,7 +42,7 @@ func TestClientPaths(t *testing.T) {
 				v.Set("default_query_exec_mode", q)
 				u.RawQuery = v.Encode()
 			}
-			want := store.Client{Writes: "pipeline", Reads: "pipeline", ExecMode: mode}
+			want := store.Client{Writes: "pipeline", Reads: "pipeline", ExecMode: mode, Pooler: "none"}
 			if c := openClient(t, u.String()); c != want {
 				t.Errorf("PostgreSQL%s: %+v, want %+v", q, c, want)
 			}
