@@ -22,10 +22,11 @@ import (
 // a different graph, so an old load is never taken for a new one.
 const FormatVersion = "3"
 
-// Loaded times are Unix seconds in [TimeBase, TimeBase+TimeSpan).
+// Loaded times are Unix seconds in [TimeBase, TimeBase+TimeSpan): tao's
+// LoadTimeBase and LoadTimeSpan, where a store reads them without the graph.
 const (
-	TimeBase = 1_600_000_000
-	TimeSpan = 365 * 24 * 3600
+	TimeBase = tao.LoadTimeBase
+	TimeSpan = tao.LoadTimeSpan
 )
 
 // Field numbers for deriving the facts of one node or slot from its base

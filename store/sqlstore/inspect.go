@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/taobench/taobench/graph"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
 )
@@ -78,7 +77,7 @@ const degreeSample = 1 << 18
 func (db *DB) inspectShape(ctx context.Context, inv *store.Inventory) error {
 	q := db.b.auto()
 	fwd := typeList(tao.EdgeType.IsForward)
-	inv.TimeFloor = graph.TimeBase
+	inv.TimeFloor = tao.LoadTimeBase
 	inv.EdgesBeforeTime = map[int64]int64{}
 	err := q.query(ctx, fmt.Sprintf("SELECT %s, COUNT(*) FROM edges WHERE %s IN (%s) AND timestamp < %d GROUP BY 1", baseOf("type"), baseOf("type"), fwd, inv.TimeFloor), nil,
 		func(scan func(...any) error) error {
