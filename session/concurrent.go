@@ -58,9 +58,9 @@ func (r *runRecord) until(now time.Time) time.Time {
 
 // activity is an experiment's record while it runs.
 type activity struct {
-	db   store.RunRecorder
-	key  string // the session's token, then the run number
-	rec  runRecord
+	db  store.RunRecorder
+	key string // the session's token, then the run number
+	rec runRecord
 	// stop ends the heartbeat, cancelling a beat in flight: a beat
 	// waiting on a hung server must not hold the results.
 	stop context.CancelFunc
