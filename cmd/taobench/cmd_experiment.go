@@ -123,7 +123,7 @@ func (f *expFlags) paper(ctx context.Context, e *env, first *workload.Workload, 
 		fmt.Fprintf(e.stderr, "step %d of %d: %s: %d threads, warmup %v, duration %v%s, request timeout %v, retries %d\n",
 			i+1, k, label, x.Threads, x.Warmup, x.Duration, session.RateNote(x.Rate, f.ol.arrival), f.timeout, f.rs.retries)
 	}, nil)
-	s, err := openSession(ctx, e, f.db.URL, session.Options{Name: n, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr, More: f.db.More, Weights: f.db.Weights, Tiers: f.ts})
+	s, err := openSession(ctx, e, f.db.URL, f.outs.metricsAddr, session.Options{Name: n, Clients: f.rs.threads, Sink: sink, More: f.db.More, Weights: f.db.Weights, Tiers: f.ts})
 	if err != nil {
 		return err
 	}

@@ -47,7 +47,7 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 	if err := spec.Check("load"); err != nil {
 		return err
 	}
-	s, err := openSession(ctx, e, db.URL, session.Options{Name: "load", Clients: gr.loadThreads, MetricsAddr: *metricsAddr, More: db.More, Weights: db.Weights})
+	s, err := openSession(ctx, e, db.URL, *metricsAddr, session.Options{Name: "load", Clients: gr.loadThreads, More: db.More, Weights: db.Weights})
 	if err != nil {
 		return err
 	}
@@ -112,7 +112,7 @@ func validateDB(ctx context.Context, e *env, dbURL, metricsAddr string, gr graph
 	if err := gr.of(cfg.Workload).Check(); err != nil {
 		return err
 	}
-	s, err := openSession(ctx, e, dbURL, session.Options{Name: "validate", Clients: x.Threads, MetricsAddr: metricsAddr})
+	s, err := openSession(ctx, e, dbURL, metricsAddr, session.Options{Name: "validate", Clients: x.Threads})
 	if err != nil {
 		return err
 	}

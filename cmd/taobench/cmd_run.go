@@ -121,7 +121,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err := gr.of(w).Check(); err != nil {
 		return err
 	}
-	s, err := openSession(ctx, e, db.URL, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, MetricsAddr: outs.metricsAddr, ReadOnly: alone, More: db.More, Weights: db.Weights, Tiers: ts})
+	s, err := openSession(ctx, e, db.URL, outs.metricsAddr, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, ReadOnly: alone, More: db.More, Weights: db.Weights, Tiers: ts})
 	if err != nil {
 		return err
 	}

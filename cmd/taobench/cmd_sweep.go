@@ -82,7 +82,7 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 	if err := f.gr.of(w).Check(); err != nil {
 		return nil, err
 	}
-	s, err := openSession(ctx, e, f.db.URL, session.Options{Name: c, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr, More: f.db.More, Weights: f.db.Weights, Tiers: f.ts})
+	s, err := openSession(ctx, e, f.db.URL, f.outs.metricsAddr, session.Options{Name: c, Clients: f.rs.threads, Sink: sink, More: f.db.More, Weights: f.db.Weights, Tiers: f.ts})
 	if err != nil {
 		return nil, err
 	}
