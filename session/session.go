@@ -98,11 +98,10 @@ type Options struct {
 	// when it is an io.Closer: it lives as long as the session it watches.
 	Monitor Monitor
 	// More are further endpoints of the database Open opens (New takes
-	// one store and ignores them), and Weights
-	// ("2,1,1", "" for equal) every endpoint's share of the clients
-	// (endpoints.go).
+	// one store and ignores them), and Weights every endpoint's share of
+	// the clients, Open's URL first (nil for equal shares; endpoints.go).
 	More    []string
-	Weights string
+	Weights []int
 	// Tiers are the read tiers the session's runs will put before its
 	// database (Session.Tiers): Open checks them before it opens the
 	// database, which may create it (a new SQLite file), so that a tier

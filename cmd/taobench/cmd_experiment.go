@@ -75,7 +75,7 @@ type expFlags struct {
 func newExpFlags(name string) *expFlags {
 	f := &expFlags{name: name, fs: flag.NewFlagSet("experiment "+name, flag.ContinueOnError), timeout: time.Second}
 	fs := f.fs
-	f.db.RegisterMany(fs, defaultDB(), dbHelp)
+	f.db.registerMany(fs, defaultDB(), dbHelp)
 	f.gr.register(fs, false, 10_000, "graph size in edges, loaded when the database holds no graph: small, so keys are hot")
 	f.rs.register(fs, runDefaults{threads: 32, warmup: 2 * time.Second, duration: 10 * time.Second, drain: 5 * time.Second,
 		threadsHelp: "concurrent clients of every step; with --rate, the most requests in flight at once",
@@ -121,9 +121,9 @@ func (f *expFlags) paper(ctx context.Context, e *env, first *workload.Workload, 
 	e.sizeProcs(0, f.rs.threads)
 	sink := e.sink(func(i, k int, label string, x run.Experiment) {
 		fmt.Fprintf(e.stderr, "step %d of %d: %s: %d threads, warmup %v, duration %v%s, request timeout %v, retries %d\n",
-			i+1, k, label, x.Threads, x.Warmup, x.Duration, session.RateNote(x.Rate, f.ol.arrival), f.timeout, f.rs.retries)
+			i+1, k, label, x.Threads, x.Warmup, x.Duration, rateNote(x.Rate, f.ol.arrival), f.timeout, f.rs.retries)
 	}, nil)
-	s, err := openSession(ctx, e, f.db.URL, f.outs.metricsAddr, session.Options{Name: n, Clients: f.rs.threads, Sink: sink, More: f.db.More, Weights: f.db.Weights, Tiers: f.ts})
+	s, err := openSession(ctx, e, &f.db, f.outs.metricsAddr, session.Options{Name: n, Clients: f.rs.threads, Sink: sink, Tiers: f.ts})
 	if err != nil {
 		return err
 	}
@@ -134,6 +134,7 @@ func (f *expFlags) paper(ctx context.Context, e *env, first *workload.Workload, 
 			Status: store.RedactWriter{W: e.stderr, Args: f.args}, Arrival: f.ol.arrival},
 		Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven, LoadThreads: f.gr.loadThreads, Tiers: f.ts,
 	})
+	writePaperTable(e.stdout, p, f.rs.threads)
 	if werr := p.WriteTo(f.outF); werr != nil {
 		return werr
 	}
@@ -152,7 +153,7 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 	if err := f.parse(e, args); err != nil {
 		return err
 	}
-	hs, err := session.ParseHolds(*holds)
+	hs, err := parseHolds(*holds)
 	if err != nil {
 		return badInput("experiment lock-hold: --holds %q: %v", *holds, err)
 	}
@@ -161,7 +162,7 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return f.paper(ctx, e, base, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
-		return s.LockHold(ctx, l, base, hs, e.stdout)
+		return s.LockHold(ctx, l, base, hs)
 	})
 }
 
@@ -176,7 +177,7 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 	if err := f.parse(e, args); err != nil {
 		return err
 	}
-	ws, err := session.ParseWaits(*waits)
+	ws, err := parseWaits(*waits)
 	if err != nil {
 		return badInput("experiment precondition-wait: %v", err)
 	}
@@ -188,7 +189,7 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 		return badInput("experiment precondition-wait: workload %s draws no write_version or read_version precondition, so no write would wait; use --workload preconditioned or add one", base.Name)
 	}
 	return f.paper(ctx, e, base, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
-		return s.PreconditionWait(ctx, l, base, "waits "+*waits, ws, e.stdout)
+		return s.PreconditionWait(ctx, l, base, "waits "+*waits, ws)
 	})
 }
 
@@ -227,6 +228,6 @@ func compare(ctx context.Context, e *env, f *expFlags, name string, wls []string
 		return err
 	}
 	return f.paper(ctx, e, ws[0], func(s *session.Session, l session.Ladder) (*session.Paper, error) {
-		return s.Compare(ctx, l, name, ws, e.stdout)
+		return s.Compare(ctx, l, name, ws)
 	})
 }

@@ -30,7 +30,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 			threadsHelp: "concurrent clients; with --rate, the most requests in flight at once (too few: requests queue, and the report says the rate was not reached)",
 			seedHelp:    "request seed (default: a new one each run, printed); the graph's seed is the database's"}
 	)
-	db.RegisterMany(fs, defaultDB(), dbHelp+", or null (no database)")
+	db.registerMany(fs, defaultDB(), dbHelp+", or null (no database)")
 	gr.register(fs, true, defaultEdges, "graph size in edges: loaded when the database holds no graph; the size used with --db null")
 	rs.register(fs, proc)
 	ol.register(fs, true, "target rate in requests per second across all clients (open loop; latency counts from each request's intended start); 0: closed loop")
@@ -96,7 +96,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	var info *result.Run
 	sink := e.sink(func(i, n int, _ string, x run.Experiment) {
 		fmt.Fprintf(e.stderr, "experiment %d of %d: %d threads, warmup %v, duration %v%s, workload %s on %s\n",
-			i+1, n, x.Threads, x.Warmup, x.Duration, session.RateNote(x.Rate, ol.arrival), w.Name, store.Redact(db.URL))
+			i+1, n, x.Threads, x.Warmup, x.Duration, rateNote(x.Rate, ol.arrival), w.Name, store.Redact(db.URL))
 	}, func(done []*result.Experiment, final bool) error {
 		if len(done) == 1 {
 			res := done[0]
@@ -121,7 +121,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err := gr.of(w).Check(); err != nil {
 		return err
 	}
-	s, err := openSession(ctx, e, db.URL, outs.metricsAddr, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, ReadOnly: alone, More: db.More, Weights: db.Weights, Tiers: ts})
+	s, err := openSession(ctx, e, &db, outs.metricsAddr, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, ReadOnly: alone, Tiers: ts})
 	if err != nil {
 		return err
 	}

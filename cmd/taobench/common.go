@@ -78,7 +78,7 @@ func dbFromEnv(fs *flag.FlagSet) error {
 	if f == nil {
 		return nil
 	}
-	if err := f.Value.(*session.DBFlag).FromEnv(); err != nil {
+	if err := f.Value.(*dbSpec).fromEnv(); err != nil {
 		return badInput("%s: --db %v", fs.Name(), err)
 	}
 	return nil
@@ -135,10 +135,16 @@ func loadWorkloads(e *env, names []string, inject bool) ([]*workload.Workload, e
 // openSession opens the database of a command, printing what the store
 // says about how it opened (through the sink); close it with
 // closeSession. The sink is the command's (sink) unless opts gives one.
+// db gives the URL and any further endpoints with their weights.
 // metricsAddr, unless "", serves live metrics there (--metrics-addr) as
 // the session's Monitor, bound before the database is opened so that a
 // bad address or a port in use leaves nothing behind.
-func openSession(ctx context.Context, e *env, dbURL, metricsAddr string, opts session.Options) (*session.Session, error) {
+func openSession(ctx context.Context, e *env, db *dbSpec, metricsAddr string, opts session.Options) (*session.Session, error) {
+	ws, err := db.weights(opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	opts.More, opts.Weights = db.More, ws
 	if opts.Sink == nil {
 		opts.Sink = e.sink(nil, nil)
 	}
@@ -147,13 +153,12 @@ func openSession(ctx context.Context, e *env, dbURL, metricsAddr string, opts se
 	}
 	var srv *livemetrics.Server
 	if metricsAddr != "" {
-		var err error
 		if srv, err = livemetrics.Listen(metricsAddr); err != nil {
 			return nil, &session.InputError{Err: fmt.Errorf("%s: --metrics-addr: %v", opts.Name, err)}
 		}
 		opts.Monitor = srv
 	}
-	s, err := session.Open(ctx, dbURL, opts)
+	s, err := session.Open(ctx, db.URL, opts)
 	if err != nil {
 		if srv != nil {
 			srv.Close()
