@@ -68,8 +68,8 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return badInputErr(err)
 	}
-	if rp.n > 1 && (split.RunID != "" || split.Driver.Many()) {
-		return badInput("run: --repeat with --run-id or --driver: the drivers of one run share its run numbers; run each repeat as a run of its own, with its own --run-id")
+	if rp.n > 1 && (split.RunID != "" || split.Driver.Many() || !split.Start.IsZero()) {
+		return badInput("run: --repeat with --run-id, --driver or --start-at: the drivers of one run share its run numbers and its schedule, which a repeat would replay late; run each repeat as a run of its own, with its own --run-id and --start-at")
 	}
 	maxThreads := 0
 	for _, x := range mine {

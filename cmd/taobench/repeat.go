@@ -91,7 +91,8 @@ func (r *repeatSpec) note(i int, seed uint64) string {
 // built-in, or w when it is w's).
 func reloadGraph(ctx context.Context, e *env, s *session.Session, info *result.Run, w *workload.Workload, threads int) error {
 	if _, ok := s.Database(); !ok || info == nil {
-		return nil // a store that keeps no data: nothing to reload
+		fmt.Fprintf(e.stderr, "--reload: %s keeps no data: nothing to reload\n", s.Name())
+		return nil
 	}
 	gw := w
 	if info.GraphWorkload != w.Name {

@@ -22,6 +22,7 @@ func TestRepeatBadValues(t *testing.T) {
 		{[]string{"run", "--db", "null", "--repeat", "three"}, `"three" is not a whole number`},
 		{[]string{"run", "--db", "null", "--repeat", "1.5"}, `"1.5" is not a whole number`},
 		{[]string{"run", "--db", "null", "--reload"}, "give --repeat 2 or more"},
+		{[]string{"run", "--db", "null", "--repeat", "2", "--start-at", "+5s"}, "--repeat with --run-id, --driver or --start-at"},
 		{[]string{"experiment", "compare", "--db", "null", "--workload", "t1", "--workload", "t3", "--repeat", "0"}, "--repeat 0: give 1 or more runs"},
 		{[]string{"experiment", "lock-hold", "--db", "null", "--repeat", "x"}, `"x" is not a whole number`},
 	} {
