@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -93,6 +94,11 @@ func TestRepeatRun(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "experiment 2 of 2 (repeat 2 of 2)") {
 		t.Errorf("the status lines do not say the repeat:\n%s", r.stderr)
+	}
+	// diff of two repeated runs compares configurations across repeats.
+	if d := cliMust(t, "diff", out, out); !strings.Contains(d.stdout, "both runs repeated (2 and 2 repeats)") ||
+		!strings.Contains(d.stdout, "overall: no difference detectable") || !regexp.MustCompile(`(?m)^2 +throughput `).MatchString(d.stdout) {
+		t.Errorf("diff of a repeated run with itself:\n%s", d.stdout)
 	}
 	if info := cliMust(t, "info", "--db", db); !strings.Contains(info.stdout, "run numbers reserved  4") {
 		t.Errorf("want 4 run numbers reserved, one per experiment of every repeat:\n%s", info.stdout)
