@@ -157,6 +157,13 @@ func newExpView(id string, i int, e *result.Experiment, res []Field) expView {
 	}
 	v.Endpoints = endpointRows(e)
 	v.Timeline = timelineCharts(id, s)
+	iv := e.Intervals(result.Confidence)
+	if len(v.Timeline) == 2 {
+		v.Timeline[1].Bands = latencyBands(e, iv)
+	}
+	if c := throughputChart(id, e, iv); c != nil {
+		v.Timeline = append(v.Timeline, c)
+	}
 	v.Dist = append(distCharts(id+"-class", "class", s, classes()), distCharts(id+"-kind", "kind", s, kinds())...)
 	var tierCharts []*Chart
 	v.Tiers, tierCharts = tierView(id, e)

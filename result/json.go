@@ -15,6 +15,9 @@ import (
 type jsonDoc struct {
 	Run         jsonRun          `json:"run"`
 	Experiments []jsonExperiment `json:"experiments"`
+	// Repeats: the figures across the repeats of each configuration of a
+	// run given --repeat (repeats.go); null when not repeated.
+	Repeats *jsonRepeats `json:"repeats"`
 }
 
 type jsonRun struct {
@@ -73,6 +76,8 @@ type jsonExperiment struct {
 	Endpoints []jsonEndpoint `json:"endpoints"`
 	// Intervals: the figures' confidence intervals (intervals.go).
 	Intervals *jsonIntervals `json:"intervals"`
+	// Repeat: which repeat of --repeat, from 1; 0 when not repeated.
+	Repeat int `json:"repeat"`
 
 	// Exact data, from which merge rebuilds everything above.
 	Started    time.Time                     `json:"started"`
@@ -182,6 +187,7 @@ func WriteJSON(w io.Writer, run *Run, exps []*Experiment) error {
 			doc.Experiments = append(doc.Experiments, x)
 		}
 	}
+	doc.Repeats = repeatsJSON(exps)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
@@ -221,6 +227,7 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 		Fidelity:        jsonFidelity{Rows: e.Fidelity, Counts: e.Counters, Targets: e.Targets},
 		Resources:       resourcesJSON(e.Resources, e.Procs()),
 		Intervals:       intervalsJSON(e),
+		Repeat:          e.Repeat,
 		Started:         e.Started.UTC(),
 		Processes:       e.Procs(),
 		Histograms:      data.Series,

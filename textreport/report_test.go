@@ -229,7 +229,7 @@ func TestJSON(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("invalid JSON: %v\n%s", err, buf.String())
 	}
-	if got := keys(doc); got != "experiments run" {
+	if got := keys(doc); got != "experiments repeats run" {
 		t.Errorf("top-level keys %q", got)
 	}
 	r := doc["run"].(map[string]any)
@@ -249,7 +249,7 @@ func TestJSON(t *testing.T) {
 	}
 	wantKeys := sorted("threads warmup_s duration_s ops throughput failed latency_us outcomes contention attempts runtime_s measured_s interrupted lost fidelity started processes histograms counters timeline " +
 		"service_us target_rate arrival scheduled not_issued rate_reached overtime no_service_s longest_no_service_s injected_us service_histograms injected_histograms resources " +
-		"shared_start late_s first_client all_threads all_target_rate error_codes consistency endpoints latency_by_tier_us latency_by_tier_histograms concurrent_runs intervals")
+		"shared_start late_s first_client all_threads all_target_rate error_codes consistency endpoints latency_by_tier_us latency_by_tier_histograms concurrent_runs intervals repeat")
 	for i, x := range exps {
 		e := x.(map[string]any)
 		if got := keys(e); got != wantKeys {

@@ -66,6 +66,7 @@ type expFlags struct {
 	outs    outSpec
 	timeout time.Duration
 	ts      session.TierSpec
+	rep     repeatSpec
 	name    string
 	args    []string // the command line, for redacting status lines
 	// outF is --out, checked.
@@ -84,6 +85,7 @@ func newExpFlags(name string) *expFlags {
 	fs.Var(durationFlag{&f.timeout}, "timeout", "deadline of each request, its retries included: past it a request is cut and counts as a timeout (0: none)")
 	f.outs.register(fs, "write the steps' results and the table as JSON to this file (- for stdout)")
 	registerTiers(fs, &f.ts, "experiment "+name)
+	f.rep.register(fs, "every step")
 	return f
 }
 
@@ -98,7 +100,7 @@ func (f *expFlags) parse(e *env, args []string) error {
 	if f.timeout < 0 {
 		return badInput("%s: --timeout must be 0 (none) or more", n)
 	}
-	if err := errors.Join(f.gr.check(n, f.fs), f.rs.check(n, f.fs, true), f.ol.check(n, f.fs, false), f.ts.Check()); err != nil {
+	if err := errors.Join(f.gr.check(n, f.fs), f.rs.check(n, f.fs, true), f.ol.check(n, f.fs, false), f.ts.Check(), f.rep.check(n, f.ts)); err != nil {
 		return err
 	}
 	var err error
@@ -128,13 +130,15 @@ func (f *expFlags) paper(ctx context.Context, e *env, first *workload.Workload, 
 		return err
 	}
 	defer closeSession(e, s)
-	p, err := do(s, session.Ladder{
+	p, err := f.rep.repeatPaper(ctx, e, s, session.Ladder{
 		Experiment: f.rs.experiment(f.ol.rate),
 		Config: run.Config{Seed: f.rs.seed, Retries: f.rs.retries, Timeout: f.timeout, Drain: f.rs.drain,
 			Status: store.RedactWriter{W: e.stderr, Args: f.args}, Arrival: f.ol.arrival},
 		Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven, LoadThreads: f.gr.loadThreads, Tiers: f.ts,
-	})
-	writePaperTable(e.stdout, p, f.rs.threads)
+	}, first, do)
+	if rerr := writeRepeats(e, &f.rep, p); rerr != nil {
+		return rerr
+	}
 	if werr := p.WriteTo(f.outF); werr != nil {
 		return werr
 	}
