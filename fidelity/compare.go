@@ -121,6 +121,7 @@ func Compare(w *workload.Workload, t *result.Targets, c *result.Counters) []resu
 		mean.Tolerance = MeanTolerance * t.MeanRangeRows
 		mean.Verdict = verdict(c.RangeReads, math.Abs(mean.Observed-t.MeanRangeRows) <= mean.Tolerance)
 		rows = append(rows, mean)
+		rows = append(rows, sizedRangeRows(w, t, c)...)
 	}
 	if c.CountReads > 0 && t.CountNonZero != workload.Natural {
 		rows = append(rows, share("edge_count_read counts edges", t.CountNonZero, ModelTargeted, c.CountNonEmpty, c.CountReads, sourceNote("count_nonzero", t.CountNonZero)))
