@@ -127,6 +127,10 @@ type jsonContention struct {
 	WriteTxnConflictPct        float64 `json:"write_txn_conflict_pct"`
 	RacingInsertConflictPct    float64 `json:"racing_insert_conflict_pct"`
 	RacingInsertSharePct       float64 `json:"racing_insert_share_pct"`
+	ServerSignalledConflictPct float64 `json:"server_signalled_conflict_pct"`
+	WriteTxnSignalledPct       float64 `json:"write_txn_server_signalled_pct"`
+	ResolvedWithoutErrorPct    float64 `json:"resolved_without_error_pct"`
+	RacingCopiesResolvedPct    float64 `json:"racing_copies_resolved_pct"`
 }
 
 // jsonCounters is the counters object: the summary's counts, then the
@@ -147,6 +151,8 @@ func contentionJSON(c Contention) jsonContention {
 		OverallPct: c.OverallPct, OverallWithUniquePct: c.OverallWithUniquePct,
 		WriteWriteConflictPct: c.WriteWriteConflictPct, WriteTxnConflictPct: c.WriteTxnConflictPct,
 		RacingInsertConflictPct: c.RacingInsertConflictPct, RacingInsertSharePct: c.RacingInsertSharePct,
+		ServerSignalledConflictPct: c.ServerSignalledConflictPct, WriteTxnSignalledPct: c.WriteTxnSignalledPct,
+		ResolvedWithoutErrorPct: c.ResolvedWithoutErrorPct, RacingCopiesResolvedPct: c.RacingCopiesResolvedPct,
 	}
 }
 

@@ -267,7 +267,7 @@ func TestJSON(t *testing.T) {
 		if got := keys(e["outcomes"].(map[string]any)); got != sorted("ok not_found precondition_failed unique_violation conflict_object conflict_association timeout error failed_after_reserve failed_after_primary_commit failed_after_primary_rollback") {
 			t.Errorf("outcomes keys %q", got)
 		}
-		if got := keys(e["contention"].(map[string]any)); got != sorted("object_lock_conflict_pct association_lock_conflict_pct unique_association_exists_pct precondition_failed_pct overall_pct overall_with_unique_pct write_write_conflict_pct write_txn_conflict_pct racing_insert_conflict_pct racing_insert_share_pct") {
+		if got := keys(e["contention"].(map[string]any)); got != sorted("object_lock_conflict_pct association_lock_conflict_pct unique_association_exists_pct precondition_failed_pct overall_pct overall_with_unique_pct write_write_conflict_pct write_txn_conflict_pct racing_insert_conflict_pct racing_insert_share_pct server_signalled_conflict_pct write_txn_server_signalled_pct resolved_without_error_pct racing_copies_resolved_pct") {
 			t.Errorf("contention keys %q", got)
 		}
 		if got := keys(e["service_us"].(map[string]any)); got != sorted("read write read_txn write_txn") {

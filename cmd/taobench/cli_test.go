@@ -395,7 +395,8 @@ var (
 		"failed_after_reserve", "failed_after_primary_commit", "failed_after_primary_rollback"}
 	cliContention = []string{"object_lock_conflict_pct", "association_lock_conflict_pct",
 		"unique_association_exists_pct", "precondition_failed_pct", "overall_pct", "overall_with_unique_pct",
-		"write_write_conflict_pct", "write_txn_conflict_pct", "racing_insert_conflict_pct", "racing_insert_share_pct"}
+		"write_write_conflict_pct", "write_txn_conflict_pct", "racing_insert_conflict_pct", "racing_insert_share_pct",
+		"server_signalled_conflict_pct", "write_txn_server_signalled_pct", "resolved_without_error_pct", "racing_copies_resolved_pct"}
 	cliLostKeys     = []string{"count", "timeline"}
 	cliLostSecKeys  = []string{"second", "errors", "timeouts"}
 	cliTopKeys      = []string{"run", "experiments", "repeats"}
