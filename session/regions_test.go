@@ -48,25 +48,25 @@ func TestGaleraRegions(t *testing.T) {
 		t.Fatal(err)
 	}
 	loader.Close()
-	rttMS := float64(regionRTT) / float64(time.Millisecond)
+	rttUS := float64(regionRTT.Microseconds()) // latency figures are in µs
 
 	t.Run("latency", func(t *testing.T) {
 		s := open(t, c.URLs[0], session.Options{Clients: 6, More: c.URLs[1:]})
 		e := runEndpoints(t, s, &w, 3*time.Second, nil)
 		for i, ep := range e.Endpoints {
 			wr, rd := ep.Sum().Stats("write"), ep.Sum().Stats("read")
-			t.Logf("local clients, node %d: write p50 %.2f ms, read p50 %.2f ms", i+1, wr.P50, rd.P50)
-			if wr.Count == 0 || wr.P50 < rttMS || rd.P50 >= rttMS {
-				t.Errorf("node %d, clients in its region: write p50 %.2f ms (%d), read p50 %.2f ms; want writes at least the %.0f ms round trip, reads under it", i+1, wr.P50, wr.Count, rd.P50, rttMS)
+			t.Logf("local clients, node %d: write p50 %.0f µs, read p50 %.0f µs", i+1, wr.P50, rd.P50)
+			if wr.Count == 0 || wr.P50 < rttUS || rd.P50 >= rttUS {
+				t.Errorf("node %d, clients in its region: write p50 %.0f µs (%d), read p50 %.0f µs; want writes at least the %.0f µs round trip, reads under it", i+1, wr.P50, wr.Count, rd.P50, rttUS)
 			}
 		}
 		s = open(t, from1[0], session.Options{Clients: 6, More: from1[1:]})
 		e = runEndpoints(t, s, &w, 3*time.Second, nil)
 		for i, ep := range e.Endpoints[1:] {
 			wr := ep.Sum().Stats("write")
-			t.Logf("clients in region 1, node %d: write p50 %.2f ms", i+2, wr.P50)
-			if wr.Count == 0 || wr.P50 < 2*rttMS {
-				t.Errorf("node %d from region 1: write p50 %.2f ms (%d); want at least 2 round trips, %.0f ms", i+2, wr.P50, wr.Count, 2*rttMS)
+			t.Logf("clients in region 1, node %d: write p50 %.0f µs", i+2, wr.P50)
+			if wr.Count == 0 || wr.P50 < 2*rttUS {
+				t.Errorf("node %d from region 1: write p50 %.0f µs (%d); want at least 2 round trips, %.0f µs", i+2, wr.P50, wr.Count, 2*rttUS)
 			}
 		}
 	})
@@ -97,7 +97,7 @@ func TestPostgresRegions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rttMS := float64(regionRTT) / float64(time.Millisecond)
+	rttUS := float64(regionRTT.Microseconds()) // latency figures are in µs
 	plan := func(d time.Duration) session.Plan {
 		return session.Plan{
 			Config:      run.Config{Workload: &w, Graph: g, Seed: 7, Retries: 0, Drain: 10 * time.Second},
@@ -109,9 +109,9 @@ func TestPostgresRegions(t *testing.T) {
 		t.Fatal(err)
 	}
 	wr, rd := exps[0].Sum().Stats("write"), exps[0].Sum().Stats("read")
-	t.Logf("synchronous standbys %v away: write p50 %.2f ms, read p50 %.2f ms", regionRTT, wr.P50, rd.P50)
-	if wr.Count == 0 || wr.P50 < rttMS || rd.P50 >= rttMS {
-		t.Errorf("write p50 %.2f ms (%d), read p50 %.2f ms; want writes at least the %.0f ms round trip, reads under it", wr.P50, wr.Count, rd.P50, rttMS)
+	t.Logf("synchronous standbys %v away: write p50 %.0f µs, read p50 %.0f µs", regionRTT, wr.P50, rd.P50)
+	if wr.Count == 0 || wr.P50 < rttUS || rd.P50 >= rttUS {
+		t.Errorf("write p50 %.0f µs (%d), read p50 %.0f µs; want writes at least the %.0f µs round trip, reads under it", wr.P50, wr.Count, rd.P50, rttUS)
 	}
 
 	c.Partition(t, 1, 2*time.Second, 2*time.Second)

@@ -70,9 +70,15 @@ toxi_start() {
     mv "$d/toxiproxy/server" "$bin"
   fi
   echo "$2" >"$d/toxiproxy.api"
+  # Another server answering there would take this cluster's proxies.
+  if curl -sf "http://127.0.0.1:$2/version" >/dev/null; then
+    echo "$0: toxiproxy API port 127.0.0.1:$2: Address already in use" >&2
+    exit 1
+  fi
   "$bin" -host 127.0.0.1 -port "$2" >"$d/toxiproxy.log" 2>&1 &
   echo $! >"$d/toxiproxy.pid"
   for _ in $(seq 1 40); do
+    kill -0 "$(cat "$d/toxiproxy.pid")" 2>/dev/null || break
     curl -sf "http://127.0.0.1:$2/version" >/dev/null && return 0
     sleep 0.25
   done
@@ -91,18 +97,25 @@ api() {
     { echo "$0: toxiproxy $2 $3 ${4:-} failed; see $1/toxiproxy.log" >&2; exit 1; }
 }
 
-# link DIR NAME LISTEN_PORT UPSTREAM_PORT REGION_A REGION_B: a proxy between
-# two regions, each direction delayed by half their round trip, jitter
-# jitter_pct% of that; listed in DIR/links for partitions.
+# link DIR NAME LISTEN UPSTREAM REGION_A REGION_B: a proxy (host:port, or a
+# port on 127.0.0.1) between
+# two regions, each direction delayed by half their round trip (Toxiproxy
+# takes whole milliseconds: an odd round trip's extra one goes upstream),
+# jitter jitter_pct% of that; listed in DIR/links for partitions.
 link() {
-  local half jit
-  half=$(($(rtt_of "$5" "$6") / 2))
-  jit=$((half * jitter_pct / 100))
-  api "$1" POST /proxies "{\"name\":\"$2\",\"listen\":\"127.0.0.1:$3\",\"upstream\":\"127.0.0.1:$4\",\"enabled\":true}"
+  local rtt half jit
+  local l=$3 u=$4
+  [[ $l == *:* ]] || l=127.0.0.1:$l
+  [[ $u == *:* ]] || u=127.0.0.1:$u
+  rtt=$(rtt_of "$5" "$6")
+  api "$1" POST /proxies "{\"name\":\"$2\",\"listen\":\"$l\",\"upstream\":\"$u\",\"enabled\":true}"
   for s in upstream downstream; do
+    half=$((rtt / 2))
+    [ $s = upstream ] && half=$((rtt - half))
+    jit=$((half * jitter_pct / 100))
     api "$1" POST "/proxies/$2/toxics" "{\"name\":\"$s\",\"type\":\"latency\",\"stream\":\"$s\",\"attributes\":{\"latency\":$half,\"jitter\":$jit}}"
   done
-  echo "$2 $5 $6 $3 $4" >>"$1/links"
+  echo "$2 $5 $6 $l $u" >>"$1/links"
 }
 
 # partition DIR ARGS: --region N --at D --for D. Cuts every link between
