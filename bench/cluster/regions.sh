@@ -142,9 +142,11 @@ partition() {
   (
     sleep "$(awk -v m="$at" 'BEGIN { print m / 1000 }')"
     echo "$(date -u +%FT%T.%3NZ) cut region $r: ${cut[*]}" >>"$d/partition.log"
-    for n in "${cut[@]}"; do api "$d" POST "/proxies/$n" '{"enabled":false}'; done
+    for n in "${cut[@]}"; do api "$d" POST "/proxies/$n" '{"enabled":false}' & done
+    wait
     sleep "$(awk -v m="$for" 'BEGIN { print m / 1000 }')"
-    for n in "${cut[@]}"; do api "$d" POST "/proxies/$n" '{"enabled":true}'; done
+    for n in "${cut[@]}"; do api "$d" POST "/proxies/$n" '{"enabled":true}' & done
+    wait
     echo "$(date -u +%FT%T.%3NZ) healed region $r" >>"$d/partition.log"
   ) </dev/null >/dev/null 2>>"$d/partition.log" &
   echo "region $r cut off from the others in $((at))ms for $((for))ms: ${cut[*]} (log: $d/partition.log)" >&2
