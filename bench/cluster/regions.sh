@@ -47,7 +47,10 @@ regions_args() {
   *) echo "$0: --regions $regions: 3 regions (node I in region I), or 1 for none" >&2; exit 2 ;;
   esac
   IFS=, read -r a b c <<<"$rtt"
-  rtt12=$(ms "$a") rtt13=$(ms "${b:-$a}") rtt23=$(ms "${c:-$a}")
+  rtt12=$(ms "$a")
+  rtt13=$rtt12 rtt23=$rtt12
+  [ -n "${b:-}" ] && rtt13=$(ms "$b")
+  [ -n "${c:-}" ] && rtt23=$(ms "$c")
   [[ $jitter_pct =~ ^[0-9]+$ ]] || { echo "$0: --jitter $jitter_pct: a whole percentage (5)" >&2; exit 2; }
 }
 
