@@ -245,7 +245,14 @@ func TestEndpointsTable(t *testing.T) {
 	e := experiment(20, time.Microsecond)
 	lost := experiment(5, time.Microsecond)
 	lost.Summary.Merge(experimentWith(tao.Error).Summary)
+	// A third endpoint answered in seconds 0 and 2 only: second 1 is an
+	// outage.
+	r := metrics.NewRecorder()
+	for sec, o := range []tao.Outcome{tao.OK, tao.Error, tao.OK} {
+		r.Record(&metrics.Sample{Class: tao.Read, Kind: tao.ObjRead, Outcome: o, Attempts: 1, Latency: time.Millisecond, At: time.Duration(sec)*time.Second + time.Millisecond})
+	}
 	e.Endpoints = []result.Endpoint{
+		{Name: "mysql://bench:xxxxx@n3/t", Weight: 1, Clients: 1, Summary: r.Snapshot()},
 		{Name: "mysql://bench:xxxxx@n1/t", Weight: 1, Clients: 1, Summary: experiment(20, time.Microsecond).Summary,
 			Server: &result.ServerUsage{Deltas: map[string]int64{"wsrep_local_cert_failures": 7}}},
 		{Name: "mysql://bench:xxxxx@n2/t", Weight: 1, Clients: 1, Summary: lost.Summary,
@@ -266,6 +273,7 @@ func TestEndpointsTable(t *testing.T) {
 		`wsrep_local_cert_failures &#43;7`,
 		`<tr class="worse"><td>mysql://bench:xxxxx@n2/t</td>`,
 		`<td>error 2002 ×1</td>`,
+		`<td></td><td>1</td></tr>`, // n3's second without service; n1 has none
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
