@@ -186,6 +186,9 @@ var damageRows = []string{
 	"missing objects edges point at",
 	"associations with no data",
 	"edge types stored vs defined",
+	"ids off the graph's placement",
+	"bidirectional edges without their inverse",
+	"edges beyond one per key",
 }
 
 // TestDamageFailsItsRow: each damage of the issue (39), done by SQL on a
@@ -287,6 +290,22 @@ func damage(t *testing.T, w *workload.Workload, fresh func(t *testing.T) (string
 		{"one type deleted", damageRows[4], func(*testing.T, damager) []string {
 			return []string{"DELETE FROM edges WHERE type % 8 = 6"}
 		}, false},
+		// 1% of the loaded objects moved within their shard, past its
+		// nodes (index + 2^55: shard and loaded bit kept).
+		{"1 percent of objects moved off their placement", damageRows[5], func(*testing.T, damager) []string {
+			return []string{"UPDATE objects SET id = id + 36028797018963968 WHERE (id >> 56) % 2 = 0 AND id % 100 = 7"}
+		}, true},
+		// 5% of the inverse rows of bidirectional types (bases 3 and 5)
+		// deleted.
+		{"5 percent of inverses deleted", damageRows[6], func(*testing.T, damager) []string {
+			return []string{"DELETE FROM edges WHERE type % 8 IN (3, 5) AND (id1 % 1000 * 13 + id2 % 1000) % 100 < 5"}
+		}, true},
+		// A second edge for about 5% of the (id1, type) of the unique
+		// forward type (base 1), outside the partial unique index (ukey
+		// not 0), as a store that lost its uniqueness would write it.
+		{"second edges of a unique type", damageRows[7], func(*testing.T, damager) []string {
+			return []string{"INSERT INTO edges (id1, id2, type, timestamp, value, version, ukey) SELECT id1, id2 + 1, type, timestamp, value, version, id2 + 1 FROM edges WHERE type % 8 = 1 AND id2 % 20 = 3 ON CONFLICT DO NOTHING"}
+		}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

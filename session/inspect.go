@@ -168,7 +168,7 @@ func (s *Session) Check(ctx context.Context, meta map[string]string) ([]store.Vi
 // graph's record is meta, and returns an error when there are any.
 func (s *Session) WriteCheck(w io.Writer, meta map[string]string, vs []store.Violation) error {
 	if len(vs) == 0 {
-		fmt.Fprintf(w, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; edges point at objects that exist; edges are timestamped within the load's time range or after it; unique types have at most one edge per (id1, type))\n",
+		fmt.Fprintf(w, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; edges point at objects that exist; edges are timestamped within the load's time range or after it; unique types have at most one edge per (id1, type); loaded ids sit where the graph places them)\n",
 			s.url, bulkload.Describe(meta))
 		return nil
 	}
@@ -240,6 +240,7 @@ func completeness(ctx context.Context, db store.Database, meta map[string]string
 	if v, ok := missingTargets(g, inv, objects, runs); ok {
 		vs = append(vs, v)
 	}
+	vs = append(vs, placementViolation(g, inv)...)
 	var early int64
 	for _, n := range inv.EdgesBeforeTime {
 		early += n

@@ -309,7 +309,7 @@ func Workloads(names []string, inject bool) ([]*workload.Workload, []string, err
 			return nil, nil, badInputErr(err)
 		}
 		if na := NotApplied(w, inject); len(na) > 0 && len(notes) == 0 {
-			notes = append(notes, fmt.Sprintf("workload %s: fields read but not applied yet: %s", w.Name, strings.Join(na, ", ")))
+			notes = append(notes, notAppliedNote(w.Name, na))
 		}
 		ws[i] = w
 	}

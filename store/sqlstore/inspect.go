@@ -51,6 +51,9 @@ func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
 	if err := db.inspectShape(ctx, &inv); err != nil {
 		return inv, fmt.Errorf("%s: taking the inventory: %w", db.name, err)
 	}
+	if err := db.inspectIntegrity(ctx, &inv); err != nil {
+		return inv, fmt.Errorf("%s: taking the inventory: %w", db.name, err)
+	}
 	return inv, nil
 }
 
