@@ -290,6 +290,12 @@ func damage(t *testing.T, w *workload.Workload, fresh func(t *testing.T) (string
 		{"one type deleted", damageRows[4], func(*testing.T, damager) []string {
 			return []string{"DELETE FROM edges WHERE type % 8 = 6"}
 		}, false},
+		// Every edge's time moved 3 years on, past the load's range:
+		// allowed (runs write later times), but the time ranges the
+		// workload aims at the load's edges find none.
+		{"timestamps moved past the load's range", "time ranges the plan draws with edges (probed)", func(*testing.T, damager) []string {
+			return []string{"UPDATE edges SET timestamp = timestamp + 100000000"}
+		}, false},
 		// 1% of the loaded objects moved within their shard, past its
 		// nodes (index + 2^55: shard and loaded bit kept).
 		{"1 percent of objects moved off their placement", damageRows[5], func(*testing.T, damager) []string {

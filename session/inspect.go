@@ -111,6 +111,18 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 	// rows need none).
 	targets := expect.Targets(w, plan, g.Nodes(), 0, 1)
 	v.Rows = append(v.Rows, fidelity.LoadRangeRows(w, targets, probeBefore, before)...)
+	tplan, err := timeProbePlan(w, g, cfg.Seed)
+	if err != nil {
+		return nil, badInputErr(err)
+	}
+	times, err := probeTimes(ctx, db, tplan, budget)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		return nil, err
+	}
+	v.Rows = append(v.Rows, fidelity.TimeProbeRows(targets, times, before)...)
 	if v.Result, err = run.Do(ctx, cfg, x); err != nil {
 		return nil, badInputErr(err)
 	}

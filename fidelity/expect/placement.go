@@ -37,14 +37,24 @@ func placementRows(g *graph.Graph, inv store.Inventory, objects, runs int64) []r
 		deleted = 0 // nothing deleted them: the load wrote every object
 	}
 	beyond := max(inv.MissingIDs-deleted, 0)
-	r := result.FidelityRow{Figure: "missing objects edges point at", Target: 0, Observed: float64(beyond), N: inv.MissingTargets, P: -1,
+	var fwd int64
+	for _, n := range inv.EdgesByBase {
+		fwd += n
+	}
+	// n is the forward edges whose targets were looked up (their inverses
+	// too): a database with none says nothing.
+	r := result.FidelityRow{Figure: "missing objects edges point at", Target: 0, Observed: float64(beyond), N: fwd, P: -1,
 		Note: fmt.Sprintf("beyond the %d loaded objects the %d run(s) since the load can have deleted: %d edges point at %d ids with no object", deleted, max(runs, 0), inv.MissingTargets, inv.MissingIDs)}
 	if inv.MissingExample != "" {
 		r.Note += "; e.g. " + inv.MissingExample
 	}
-	r.Verdict = result.Pass
-	if beyond > 0 {
+	switch {
+	case beyond > 0:
 		r.Verdict = result.Fail
+	case fwd == 0:
+		r.Verdict = result.Skipped
+	default:
+		r.Verdict = result.Pass
 	}
 	return append(rows, r)
 }
