@@ -370,3 +370,48 @@ func figures(rows []result.FidelityRow) string {
 	}
 	return strings.Join(s, "; ")
 }
+
+// TestMissingObjectsBeyondRunsDeletes: after a run (validate's short one)
+// the missing-objects row and check credit runs only with the obj_delete
+// operations they recorded sending: workload a sends none, tao some, and
+// 10% of the pointed-at objects deleted after the run fails both, where
+// crediting every missing object to the run passed them.
+func TestMissingObjectsBeyondRunsDeletes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads graphs and runs on them")
+	}
+	for _, name := range []string{"a", "tao"} {
+		t.Run(name, func(t *testing.T) {
+			w := builtin(t, name)
+			path := loadSQLite(t, w, damageEdges, 1)
+			url := "sqlite:" + path
+			validate(t, url, w, damageEdges, 7)
+			rows := graphRowsOf(t, url)
+			if v := verdict(rows, damageRows[2]); v != result.Pass {
+				t.Fatalf("after a run, before the damage: %q is %q", damageRows[2], v)
+			}
+			conn, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := conn.Exec("DELETE FROM objects WHERE id IN (SELECT id2 FROM edges) AND id % 10 = 3")
+			conn.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := res.RowsAffected()
+			rows = graphRowsOf(t, url)
+			for _, r := range rows {
+				if r.Figure == damageRows[2] {
+					t.Logf("%d objects deleted after the run: %s %s (%s)", n, r.Figure, r.Verdict, r.Note)
+					if r.Verdict != result.Fail {
+						t.Errorf("%q %s after %d objects deleted by hand, want fail", r.Figure, r.Verdict, n)
+					}
+				}
+			}
+			if out, err := checkDB(t, url); err == nil || !strings.Contains(out, "association points at an object the graph says exists") {
+				t.Errorf("check after %d objects deleted by hand: %v, want the missing objects failed\n%s", n, err, out)
+			}
+		})
+	}
+}

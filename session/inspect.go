@@ -123,7 +123,9 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 		return nil, err
 	}
 	v.Rows = append(v.Rows, fidelity.TimeProbeRows(targets, times, before)...)
-	if v.Result, err = run.Do(ctx, cfg, x); err != nil {
+	v.Result, err = run.Do(ctx, cfg, x)
+	s.recordDeletes(ctx, v.Result)
+	if err != nil {
 		return nil, badInputErr(err)
 	}
 	if v.Result.Interrupted {
@@ -270,10 +272,7 @@ func completeness(ctx context.Context, db store.Database, meta map[string]string
 // an object's associations when it deletes the object, so edges to
 // deleted objects are no damage).
 func missingTargets(g *graph.Graph, inv store.Inventory, objects, runs int64) (store.Violation, bool) {
-	deleted := max(g.Nodes()-objects, 0)
-	if runs <= 0 {
-		deleted = 0 // no run deleted them: the load wrote every object
-	}
+	deleted := expect.RunsDeleted(g, inv, objects, runs)
 	if inv.MissingIDs <= deleted {
 		return store.Violation{}, false
 	}

@@ -517,6 +517,11 @@ type Inventory struct {
 	// Integrity is what the store counted of the rows' integrity (nil
 	// when it does not count it).
 	Integrity *Integrity
+	// ObjDeletes counts the obj_delete operations runs sent, as they
+	// recorded them (DeleteRecorder); ObjDeletesKnown is false when none
+	// did.
+	ObjDeletes      int64
+	ObjDeletesKnown bool
 }
 
 // Integrity counts what no row may break whatever the run: where loaded
@@ -544,6 +549,16 @@ type Integrity struct {
 type Inspector interface {
 	Inspect(ctx context.Context) (Inventory, error)
 	Runs(ctx context.Context) (int64, error)
+}
+
+// DeleteRecorder is a Database that keeps the count of obj_delete
+// operations runs sent: what runs can have deleted of the loaded
+// objects, which the missing-objects row and check credit them with.
+type DeleteRecorder interface {
+	AddObjDeletes(ctx context.Context, n int64) error
+	// ObjDeletes is the count; known is false when no run recorded one
+	// (runs of taobench before it, or none).
+	ObjDeletes(ctx context.Context) (n int64, known bool, err error)
 }
 
 // RunKeyer is a Database whose run numbers processes can share: driver
