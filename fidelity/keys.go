@@ -3,6 +3,7 @@ package fidelity
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/result"
@@ -38,7 +39,9 @@ type KeyTable struct {
 	slots    []keySlot
 	used     int
 	overflow int64
-	limit    uint64 // a key is admitted when its hash is below limit
+	// limit admits a key when its hash is below it; atomic, so clients
+	// drop keys outside the sample before they take the lock.
+	limit    atomic.Uint64
 	sampled  float64
 	universe int64
 	ops      [result.NumKeyClasses][2]int64
@@ -59,8 +62,9 @@ const emptySlot = -1
 // sample of them, halved each time the table fills (nodes only sets the
 // Universe it reports).
 func NewKeyTable(nodes int64, clients int) *KeyTable {
-	t := &KeyTable{slots: make([]keySlot, tableSlots), sampled: 1, limit: ^uint64(0),
+	t := &KeyTable{slots: make([]keySlot, tableSlots), sampled: 1,
 		perFull: max(minFull, fullCount/uint64(max(clients, 1)))}
+	t.limit.Store(^uint64(0))
 	for i := range t.slots {
 		t.slots[i].id1 = emptySlot
 	}
@@ -68,9 +72,11 @@ func NewKeyTable(nodes int64, clients int) *KeyTable {
 	return t
 }
 
-// admit reports whether the table counts key; t.mu is held.
+// admit reports whether the table counts key: under t.mu for certain,
+// without it as of a moment ago (the sample only shrinks).
 func (t *KeyTable) admit(key int64) bool {
-	return t.limit == ^uint64(0) || randdist.Mix(uint64(key)^0x6b657973) < t.limit
+	l := t.limit.Load()
+	return l == ^uint64(0) || randdist.Mix(uint64(key)^0x6b657973) < l
 }
 
 // keyIndexMask keeps a loaded id's node index (tao.IndexOf): an edge's or
@@ -137,7 +143,11 @@ func (b *KeyBuffer) Add(req *tao.Request) {
 	h := uint8(b.half)
 	b.half ^= 1
 	for i := range req.Ops {
-		b.ops = append(b.ops, bufferedOp{KeyOf(&req.Ops[i]), c, h})
+		k := KeyOf(&req.Ops[i])
+		if !b.t.admit(k) {
+			continue
+		}
+		b.ops = append(b.ops, bufferedOp{k, c, h})
 		if len(b.ops) == cap(b.ops) {
 			b.Flush()
 		}
@@ -217,7 +227,7 @@ func (t *KeyTable) slot(id1 int64) *keySlot {
 // the smaller sample leaves out, with their operations: the totals are
 // those of the keys kept. t.mu is held.
 func (t *KeyTable) shrink() {
-	t.limit >>= 1
+	t.limit.Store(t.limit.Load() >> 1)
 	t.sampled /= 2
 	var kept []keySlot
 	for i := range t.slots {

@@ -27,8 +27,9 @@ const (
 // the expectation exp (the plan's draws at the same number of requests,
 // fidelity/expect.KeyTargets, KeyTargetsAt): the
 // share of each class's operations on its top 1% of keys, how many hot
-// write keys are hot read keys too, and how many hot write-transaction
-// keys share their shard with another. Nothing when c has no key table.
+// write keys are hot read keys too, and how many pairs of hot
+// write-transaction keys share a shard, beside random placement
+// (colocationRow). Nothing when c has no key table.
 //
 // Keys are exact (KeyOf), the top set 1% of the keys the class touched,
 // chosen on one half of the requests and measured on the other; placement
