@@ -3,6 +3,7 @@ package fidelity
 import (
 	"math"
 	"sync"
+	"sync/atomic"
 
 	"github.com/taobench/taobench/randdist"
 	"github.com/taobench/taobench/result"
@@ -10,8 +11,9 @@ import (
 )
 
 // Key table sizes: a fixed table, whatever the graph's size. Up to
-// tableKeys keys are admitted (a hash sample of them when the graph has
-// more nodes), in twice as many slots so probes stay short.
+// tableKeys keys are admitted (a hash sample of them when more are
+// touched: the sample halves each time the table fills), in twice as many
+// slots so probes stay short.
 const (
 	tableKeys  = 1 << 16
 	tableSlots = 2 * tableKeys
@@ -25,9 +27,10 @@ const (
 	topShare  = 0.01
 )
 
-// KeyTable counts the keys (the id1 of each operation) the database was
-// asked for, per key class and half (result.KeyStats), in memory bounded
-// by tableSlots: the hottest keys of each class, their share, how read and
+// KeyTable counts the keys the database was asked for, each exactly (an
+// object's id, an association's (id1, type, id2), a list's (id1, type):
+// KeyOf), per key class and half (result.KeyStats), in memory bounded by
+// tableSlots: the hottest keys of each class, their share, how read and
 // write hotspots overlap and where hot write-transaction keys sit. Clients
 // count into their own KeyBuffer, which takes the table's lock once per
 // bufferOps operations.
@@ -36,7 +39,9 @@ type KeyTable struct {
 	slots    []keySlot
 	used     int
 	overflow int64
-	limit    uint64 // a key is admitted when its hash is below limit
+	// limit admits a key when its hash is below it; atomic, so clients
+	// drop keys outside the sample before they take the lock.
+	limit    atomic.Uint64
 	sampled  float64
 	universe int64
 	ops      [result.NumKeyClasses][2]int64
@@ -53,25 +58,44 @@ type keySlot struct {
 const emptySlot = -1
 
 // NewKeyTable returns a table for a graph of nodes objects and clients
-// clients: every key is admitted when they fit, else a hash sample of about
-// tableKeys/2 of them, leaving room for the objects runs create.
+// clients: it admits every key until tableKeys are touched, then a hash
+// sample of them, halved each time the table fills (nodes only sets the
+// Universe it reports).
 func NewKeyTable(nodes int64, clients int) *KeyTable {
-	t := &KeyTable{slots: make([]keySlot, tableSlots), sampled: 1, limit: ^uint64(0),
+	t := &KeyTable{slots: make([]keySlot, tableSlots), sampled: 1,
 		perFull: max(minFull, fullCount/uint64(max(clients, 1)))}
+	t.limit.Store(^uint64(0))
 	for i := range t.slots {
 		t.slots[i].id1 = emptySlot
 	}
-	if nodes > tableKeys/2 {
-		t.sampled = float64(tableKeys/2) / float64(nodes)
-		t.limit = uint64(t.sampled * (1 << 63) * 2)
-	}
-	t.universe = int64(float64(nodes)*t.sampled + 0.5)
+	t.universe = nodes
 	return t
 }
 
-// admit reports whether the table counts key id1.
-func (t *KeyTable) admit(id1 int64) bool {
-	return t.limit == ^uint64(0) || randdist.Mix(uint64(id1)^0x6b657973) < t.limit
+// admit reports whether the table counts key: under t.mu for certain,
+// without it as of a moment ago (the sample only shrinks).
+func (t *KeyTable) admit(key int64) bool {
+	l := t.limit.Load()
+	return l == ^uint64(0) || randdist.Mix(uint64(key)^0x6b657973) < l
+}
+
+// keyIndexMask keeps a loaded id's node index (tao.IndexOf): an edge's or
+// a list's key keeps its id1's shard and created-at-run-time bits above it,
+// so the key sits on the shard the association does.
+const keyIndexMask = 1<<56 - 1
+
+// KeyOf is the exact key an operation touches: an object's id, an
+// association's (id1, type, id2) or, for a list read, the list's (id1,
+// type), the last two hashed into the low 56 bits beside id1's shard (a
+// hash meets a loaded object's index with chance nodes / 2^56).
+func KeyOf(o *tao.Op) int64 {
+	switch o.Kind {
+	case tao.ObjRead, tao.ObjAdd, tao.ObjUpdate, tao.ObjDelete:
+		return o.ID1
+	case tao.EdgeRangeRead, tao.EdgeCountRead, tao.EdgeTimeRead:
+		return o.ID1&^keyIndexMask | int64(randdist.Hash(0x6c697374, uint64(o.ID1), uint64(o.Type), 0)&keyIndexMask)
+	}
+	return o.ID1&^keyIndexMask | int64(randdist.Hash(0x65646765, uint64(o.ID1), uint64(o.Type), uint64(o.ID2))&keyIndexMask)
 }
 
 // keyClass is the key class of a request class.
@@ -119,11 +143,11 @@ func (b *KeyBuffer) Add(req *tao.Request) {
 	h := uint8(b.half)
 	b.half ^= 1
 	for i := range req.Ops {
-		id := req.Ops[i].ID1
-		if !b.t.admit(id) {
+		k := KeyOf(&req.Ops[i])
+		if !b.t.admit(k) {
 			continue
 		}
-		b.ops = append(b.ops, bufferedOp{id, c, h})
+		b.ops = append(b.ops, bufferedOp{k, c, h})
 		if len(b.ops) == cap(b.ops) {
 			b.Flush()
 		}
@@ -155,12 +179,21 @@ func (b *KeyBuffer) Flush() {
 	t.requests += b.requests
 	b.requests = 0
 	for _, o := range b.ops {
-		t.ops[o.class][o.half]++
-		s := t.slot(o.id1)
-		if s == nil {
-			t.overflow++
+		if !t.admit(o.id1) {
 			continue
 		}
+		s := t.slot(o.id1)
+		for s == nil {
+			t.shrink()
+			if !t.admit(o.id1) {
+				break
+			}
+			s = t.slot(o.id1)
+		}
+		if s == nil {
+			continue
+		}
+		t.ops[o.class][o.half]++
 		if s.n[o.class][o.half] < math.MaxUint32 {
 			s.n[o.class][o.half]++
 		}
@@ -190,13 +223,38 @@ func (t *KeyTable) slot(id1 int64) *keySlot {
 	}
 }
 
+// shrink halves the sample of keys the table admits, dropping the keys
+// the smaller sample leaves out, with their operations: the totals are
+// those of the keys kept. t.mu is held.
+func (t *KeyTable) shrink() {
+	t.limit.Store(t.limit.Load() >> 1)
+	t.sampled /= 2
+	var kept []keySlot
+	for i := range t.slots {
+		if s := t.slots[i]; s.id1 != emptySlot && t.admit(s.id1) {
+			kept = append(kept, s)
+		}
+		t.slots[i].id1 = emptySlot
+		t.slots[i].n = [result.NumKeyClasses][2]uint32{}
+	}
+	t.used = 0
+	t.ops = [result.NumKeyClasses][2]int64{}
+	for _, k := range kept {
+		s := t.slot(k.id1)
+		s.n = k.n
+		for c := range k.n {
+			t.ops[c][0] += int64(k.n[c][0])
+			t.ops[c][1] += int64(k.n[c][1])
+		}
+	}
+}
+
 // Stats returns what the table counted (call it once the clients have
 // flushed).
 func (t *KeyTable) Stats() *result.KeyStats {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	k := &result.KeyStats{Sampled: t.sampled, Universe: t.universe, Overflow: t.overflow, Requests: t.requests}
-	k.TopN = min(result.MaxTopKeys, max(1, int(float64(t.universe)*topShare+0.5)))
 	for c := range result.NumKeyClasses {
 		kc := &k.Classes[c]
 		kc.Ops = t.ops[c]
@@ -208,10 +266,20 @@ func (t *KeyTable) Stats() *result.KeyStats {
 			}
 		}
 		kc.Keys = int64(len(all))
+		// The top 1% of the keys the class touched (in the sample): a
+		// key never touched is in no top set.
+		kc.TopN = TopOf(kc.Keys)
+		k.TopN = max(k.TopN, kc.TopN)
 		result.SortKeys(all, func(x result.KeyCount) int64 { return x.N[0] })
-		kc.Top = append([]result.KeyCount(nil), all[:min(len(all), k.TopN)]...)
+		kc.Top = append([]result.KeyCount(nil), all[:min(len(all), kc.TopN)]...)
 		result.SortKeys(all, func(x result.KeyCount) int64 { return x.N[0] + x.N[1] })
-		kc.Hot = append([]result.KeyCount(nil), all[:min(len(all), k.TopN)]...)
+		kc.Hot = append([]result.KeyCount(nil), all[:min(len(all), kc.TopN)]...)
 	}
 	return k
+}
+
+// TopOf is the size of the top 1% of keys keys (at least 1, at most
+// result.MaxTopKeys).
+func TopOf(keys int64) int {
+	return min(result.MaxTopKeys, max(1, int(float64(keys)*topShare+0.5)))
 }

@@ -1,11 +1,11 @@
 package fidelity
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
 	"github.com/taobench/taobench/result"
-	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -27,9 +27,15 @@ const (
 // the expectation exp (the plan's draws at the same number of requests,
 // fidelity/expect.KeyTargets, KeyTargetsAt): the
 // share of each class's operations on its top 1% of keys, how many hot
-// write keys are hot read keys too, and how many hot write-transaction
-// keys share their shard with another. Nothing when c has no key table.
-func KeyRows(c *result.Counters, exp *result.KeyTargets) []result.FidelityRow {
+// write keys are hot read keys too, and how many pairs of hot
+// write-transaction keys share a shard, beside random placement
+// (colocationRow). Nothing when c has no key table.
+//
+// Keys are exact (KeyOf), the top set 1% of the keys the class touched,
+// chosen on one half of the requests and measured on the other; placement
+// is the workload's primary_shards weights, which the colocation row's
+// random baseline places keys by.
+func KeyRows(c *result.Counters, exp *result.KeyTargets, placement []float64) []result.FidelityRow {
 	k := c.Keys
 	if k == nil || exp == nil {
 		return nil
@@ -46,27 +52,38 @@ func KeyRows(c *result.Counters, exp *result.KeyTargets) []result.FidelityRow {
 			continue
 		}
 		target := exp.Top[cl]
+		kc := &k.Classes[cl]
+		top := cmp.Or(kc.TopN, k.TopN)
 		r := result.FidelityRow{Figure: fmt.Sprintf("%s on the top 1%% of keys", result.KeyClassNames[cl]),
 			Target: target, Observed: ratio(hits, n), N: n, P: -1,
-			Note: fmt.Sprintf("top %d of %d keys; the plan's draws at the same size; %s", k.TopN, k.Universe, notes[cl])}
+			Note: fmt.Sprintf("top %d of the %d exact keys touched (objects; associations by (id1, type, id2); lists by (id1, type)), chosen on one half of the requests, measured on the other; target: the workload's model (its plan's draws, counted alike, at the same size); %s", top, kc.Keys, notes[cl])}
 		r.Tolerance = KeyTolerance + 4*math.Sqrt(target*(1-target)/float64(n))
 		r.Verdict = verdict(n, math.Abs(r.Observed-r.Target) <= r.Tolerance)
-		switch kc := &k.Classes[cl]; {
-		case kc.Keys < 2*int64(k.TopN):
-			// The class touched so few keys that its top 1% is most of them.
+		// Uniform access puts the top set's own share of the keys
+		// touched on it, up to four standard errors more: a target the
+		// tolerance cannot hold above that cannot tell skew from none.
+		uniform := ratio(int64(top), kc.Keys)
+		uniformHi := uniform + 4*math.Sqrt(uniform*(1-uniform)/float64(max(n, 1)))
+		r.Note = fmt.Sprintf("uniform access gives %.4f (at most %.4f); %s", uniform, uniformHi, r.Note)
+		switch {
+		case r.Verdict != result.Skipped && target-r.Tolerance <= uniformHi:
 			r.Verdict = result.Skipped
-			r.Note = fmt.Sprintf("skipped: %d keys touched, fewer than twice the top %d; %s", kc.Keys, k.TopN, r.Note)
-		case kc.Ops[0] < 4*int64(k.TopN):
+			r.Note = fmt.Sprintf("skipped: the model's %.4f less the tolerance is not above what uniform access gives (%.4f) at %d operations; %s", target, uniformHi, n, r.Note)
+		case kc.Keys < minTouched:
+			// The top 1% of so few keys is a key or none.
+			r.Verdict = result.Skipped
+			r.Note = fmt.Sprintf("skipped: %d keys touched, fewer than %d; %s", kc.Keys, minTouched, r.Note)
+		case kc.Ops[0] < 4*int64(top):
 			// Too few operations to tell the hottest keys from lucky ones.
 			r.Verdict = result.Skipped
-			r.Note = fmt.Sprintf("skipped: %d operations in the half that picks the top %d, under 4 a key; %s", kc.Ops[0], k.TopN, r.Note)
+			r.Note = fmt.Sprintf("skipped: %d operations in the half that picks the top %d, under 4 a key; %s", kc.Ops[0], top, r.Note)
 		}
 		rows = append(rows, r)
 	}
 	// A set of hot keys means something when the class touched more keys
 	// than it: else it is most of what was touched, here and in the plan.
 	enough := func(cl int) bool {
-		return k.Classes[cl].Keys >= 2*int64(k.TopN) && exp.Keys[cl] >= 2*int64(exp.TopN)
+		return k.Classes[cl].Keys >= minTouched && exp.Keys[cl] >= minTouched
 	}
 	if w, rd := &k.Classes[result.KeyWrites], &k.Classes[result.KeyReads]; enough(result.KeyWrites) && enough(result.KeyReads) {
 		o, n := overlap(w.Hot, rd.Hot)
@@ -74,9 +91,7 @@ func KeyRows(c *result.Counters, exp *result.KeyTargets) []result.FidelityRow {
 			"TAOBench §3.2, Fig. 3: over 99.0% of hot Like write keys are read less than once a day"))
 	}
 	if wt := &k.Classes[result.KeyWriteTxns]; enough(result.KeyWriteTxns) {
-		co, n := colocated(wt.Hot)
-		rows = append(rows, setRow("hot write_txn keys sharing a shard", exp.HotColocated, co, n,
-			"TAOBench §3.3, Fig. 9: 93.9%, 10.0%, 17.0% (product groups 1-3)"))
+		rows = append(rows, colocationRow(wt.Hot, exp.HotColocated, placement))
 	}
 	return rows
 }
@@ -118,20 +133,9 @@ func overlap(a, b []result.KeyCount) (int64, int64) {
 	return n, int64(len(a))
 }
 
-// colocated counts the keys of l whose shard holds another key of l.
-func colocated(l []result.KeyCount) (int64, int64) {
-	per := map[int]int64{}
-	for _, x := range l {
-		per[tao.ShardOf(x.ID1)]++
-	}
-	var n int64
-	for _, x := range l {
-		if per[tao.ShardOf(x.ID1)] > 1 {
-			n++
-		}
-	}
-	return n, int64(len(l))
-}
+// minTouched is the fewest keys a class must touch for its top 1% to be
+// a set of keys (a few, not one or none).
+const minTouched = 200
 
 // KeyTargetsOf returns the targets of the plan's own draws counted into
 // k (fidelity/expect.Keys).
@@ -142,7 +146,7 @@ func KeyTargetsOf(k *result.KeyStats) result.KeyTargets {
 		t.Keys[cl] = k.Classes[cl].Keys
 	}
 	t.HotOverlap = ratio(overlap(k.Classes[result.KeyWrites].Hot, k.Classes[result.KeyReads].Hot))
-	t.HotColocated = ratio(colocated(k.Classes[result.KeyWriteTxns].Hot))
+	t.HotColocated, _ = pairsColocated(k.Classes[result.KeyWriteTxns].Hot)
 	return t
 }
 
@@ -188,7 +192,7 @@ func Rows(w *workload.Workload, t *result.Targets, c *result.Counters) []result.
 	rows = append(rows, ObjectRows(t, c)...)
 	if c.Keys != nil && CheckKeys(w) {
 		exp, note, ok := KeyTargetsAt(t.Keys, c.Keys.Requests)
-		kr := KeyRows(c, exp)
+		kr := KeyRows(c, exp, w.PrimaryShards.Weights)
 		for i := range kr {
 			if note != "" {
 				kr[i].Note += "; " + note

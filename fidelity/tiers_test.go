@@ -1,6 +1,7 @@
 package fidelity
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -27,6 +28,8 @@ func consistency(n int64, served [3]float64) *result.Consistency {
 	for i := range c.Tiers {
 		c.Tiers[i].Drawn = int64(drawn[i] * float64(n))
 		c.Tiers[i].Served = int64(served[i] * float64(n))
+		// Every tier was asked for: each looked up at least what it served.
+		c.Tiers[i].Lookups = c.Tiers[i].Served + 1
 	}
 	return c
 }
@@ -101,5 +104,46 @@ func TestTierRows(t *testing.T) {
 	c.Tiers[tao.TierDB].Stale = 1
 	if r := tierRow(t, TierRows(w, c), "stale reads (self-check)"); r.Verdict != result.Fail {
 		t.Errorf("one stale database read: %+v; want fail", r)
+	}
+	// No read checked: the self-check says nothing, it does not pass.
+	none := &result.Consistency{CheckOnly: true}
+	if r := tierRow(t, TierRows(w, none), "stale reads (self-check)"); r.Verdict != result.Skipped {
+		t.Errorf("no read checked: %+v; want skipped", r)
+	}
+}
+
+// TestTierRowsOnlyAsked: a run with replicas and no cache (neither cache
+// looked up) has no row of a cache tier, and the database's row takes
+// every read; a run with the tao tier alone moves the client cache's share
+// to it.
+func TestTierRowsOnlyAsked(t *testing.T) {
+	w, err := workload.Resolve("o")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &result.Consistency{Replica: &result.TierStats{Served: 60000}}
+	c.Tiers[tao.TierClientCache].Drawn, c.Tiers[tao.TierTAO].Drawn, c.Tiers[tao.TierDB].Drawn = 14000, 85000, 1000
+	c.Tiers[tao.TierDB].Lookups, c.Tiers[tao.TierDB].Served = 40000, 40000
+	rows := TierRows(w, c)
+	for _, r := range rows {
+		if strings.HasPrefix(r.Figure, "reads served by client_cache") || strings.HasPrefix(r.Figure, "reads served by tao") {
+			t.Errorf("a row of a tier not asked for: %+v", r)
+		}
+	}
+	if r := tierRow(t, rows, "reads served by db"); r.Verdict != result.Pass || math.Abs(r.Target-1) > 1e-9 {
+		t.Errorf("every read to the database tier (primary and replica): %+v; want pass at target 1", r)
+	}
+	// The tao tier alone: the client cache's reads fall through to it.
+	f := txnShare(w)
+	d := consistency(100000, [3]float64{0, 0.99 * (1 - f), 0.01*(1-f) + f})
+	d.Tiers[tao.TierClientCache].Lookups = 0
+	rows = TierRows(w, d)
+	if r := tierRow(t, rows, "reads served by tao"); r.Verdict != result.Pass {
+		t.Errorf("tao tier alone serving the client cache's share: %+v; want pass", r)
+	}
+	for _, r := range rows {
+		if strings.HasPrefix(r.Figure, "reads served by client_cache") {
+			t.Errorf("a row of the client cache, not asked for: %+v", r)
+		}
 	}
 }

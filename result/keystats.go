@@ -17,21 +17,25 @@ const (
 // KeyClassNames name the key classes in figures.
 var KeyClassNames = [NumKeyClasses]string{"reads", "writes", "write transactions"}
 
-// KeyStats are the keys (id1 of each operation) the database was asked
-// for, from a bounded table (fidelity.KeyTable): the hottest keys of each
-// class and the totals behind their shares. Requests alternate between two
+// KeyStats are the keys (each exact: an object's id, an association's or
+// a list's key hashed beside its id1's shard, fidelity.KeyOf; KeyCount's
+// ID1 holds it) the database was asked for, from a bounded table
+// (fidelity.KeyTable): the hottest keys of each class and the totals
+// behind their shares. Requests alternate between two
 // halves: a class's hot keys are its TopN keys by half-0 count, and their
 // share is measured on half 1, so chance does not make a uniform key
 // choice look skewed (the hottest of a small sample are hot by luck).
 type KeyStats struct {
 	// Sampled is the share of keys the table admits (by a hash of the
-	// key): 1 when the graph's nodes fit the table, less for a larger one.
+	// key): 1 while the keys touched fit the table, halved each time
+	// they fill it.
 	Sampled float64 `json:"sampled"`
-	// Universe is the admitted share of the graph's nodes, the keys the top
-	// 1% are taken of; TopN is 1% of it, at most MaxTopKeys.
+	// Universe is the graph's nodes, for reference: each class's top set
+	// is 1% of the keys it touched (KeyClass.TopN), TopN the largest.
 	Universe int64 `json:"universe"`
 	TopN     int   `json:"top_n"`
-	// Overflow counts admitted operations dropped because the table was full.
+	// Overflow counts admitted operations dropped because the table was
+	// full (0 since the sample halves instead).
 	Overflow int64 `json:"overflow"`
 	// Requests are the requests counted: all measured ones of a client up
 	// to its share of 262,144, a thinning share past it (fidelity.KeyTable).
@@ -41,9 +45,11 @@ type KeyStats struct {
 
 // KeyClass is what one class's operations touched.
 type KeyClass struct {
-	Ops  [2]int64   `json:"ops"`  // admitted operations, by half
-	Keys int64      `json:"keys"` // distinct admitted keys
-	Top  []KeyCount `json:"top"`  // the TopN hottest by half 0, hottest first
+	Ops  [2]int64 `json:"ops"`  // admitted operations, by half
+	Keys int64    `json:"keys"` // distinct admitted keys
+	// TopN is the size of the class's top set: 1% of its Keys.
+	TopN int        `json:"top_n"`
+	Top  []KeyCount `json:"top"` // the TopN hottest by half 0, hottest first
 	// Hot is the top list by both halves (for overlap and colocation).
 	Hot []KeyCount `json:"hot"`
 }
@@ -82,8 +88,12 @@ func (k *KeyStats) Merge(o *KeyStats) {
 		a.Ops[0] += b.Ops[0]
 		a.Ops[1] += b.Ops[1]
 		a.Keys = max(a.Keys, b.Keys)
-		a.Top = mergeTop(a.Top, b.Top, k.TopN, func(x KeyCount) int64 { return x.N[0] })
-		a.Hot = mergeTop(a.Hot, b.Hot, k.TopN, func(x KeyCount) int64 { return x.N[0] + x.N[1] })
+		a.TopN = max(a.TopN, b.TopN)
+		if a.TopN == 0 { // a file from before the top set was the class's own
+			a.TopN = k.TopN
+		}
+		a.Top = mergeTop(a.Top, b.Top, a.TopN, func(x KeyCount) int64 { return x.N[0] })
+		a.Hot = mergeTop(a.Hot, b.Hot, a.TopN, func(x KeyCount) int64 { return x.N[0] + x.N[1] })
 	}
 }
 

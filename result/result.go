@@ -51,6 +51,10 @@ type Experiment struct {
 	// Overtime counts measured requests that started later than intended
 	// by more than the runner's tolerance; always 0 in closed loop.
 	Overtime int64
+	// ObjDeletes counts the obj_delete operations the clients sent, warmup
+	// included: at most that many loaded objects the run deleted (the
+	// database records it, docs/results.md, "What the database holds").
+	ObjDeletes int64
 	// Resources is what the experiment cost the driver and what the
 	// server counted over it (resources.go); nil in results read from
 	// files written before it existed.

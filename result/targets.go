@@ -43,8 +43,8 @@ type KeyTargets struct {
 	Top  [NumKeyClasses]float64 `json:"top"`
 	Keys [NumKeyClasses]int64   `json:"keys"`
 	// HotOverlap is the share of hot write keys that are hot read keys;
-	// HotColocated that of hot write-transaction keys sharing their shard
-	// with another.
+	// HotColocated that of the pairs of hot write-transaction keys on
+	// one shard.
 	HotOverlap   float64 `json:"hot_overlap"`
 	HotColocated float64 `json:"hot_colocated"`
 }

@@ -220,7 +220,7 @@ func TestSkewAtTheDatabase(t *testing.T) {
 		}
 		t.Logf("%v: reads on the top 1%% of keys skipped (n %d); running longer", d, rows["reads on the top 1% of keys"].N)
 	}
-	for _, f := range []string{"reads on the top 1% of keys", "writes on the top 1% of keys", "hot write keys also hot read keys", "hot write_txn keys sharing a shard"} {
+	for _, f := range []string{"reads on the top 1% of keys", "writes on the top 1% of keys", "hot write keys also hot read keys", "hot write_txn key pairs sharing a shard"} {
 		r, ok := rows[f]
 		if !ok {
 			// The write rows need more operations than a short SQLite run
@@ -235,8 +235,8 @@ func TestSkewAtTheDatabase(t *testing.T) {
 			t.Errorf("%s: %.3f against %.3f (tolerance %.3f)", f, r.Observed, r.Target, r.Tolerance)
 		}
 	}
-	if r := rows["reads on the top 1% of keys"]; r.Observed < 0.25 || r.Verdict != result.Pass {
-		t.Errorf("reads on the top 1%% of keys %.3f (%s); want TAO's skew, far above 0.01", r.Observed, r.Verdict)
+	if r := rows["reads on the top 1% of keys"]; r.Observed < 0.1 || r.Verdict != result.Pass {
+		t.Errorf("reads on the top 1%% of keys %.3f (%s); want TAO's skew (exact keys, split-half), far above uniform access's 0.01", r.Observed, r.Verdict)
 	}
 }
 

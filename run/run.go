@@ -309,9 +309,10 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	if interrupted {
 		measured = max(0, finished.Sub(from))
 	}
-	var overtime int64
+	var overtime, deletes int64
 	for _, c := range clients {
 		overtime += c.overtime.Load()
+		deletes += c.deletes.Load()
 	}
 	open := result.OpenLoop{}
 	if b.sched != nil {
@@ -347,6 +348,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		Resources:    res,
 		OpenLoop:     open,
 		Overtime:     overtime,
+		ObjDeletes:   deletes,
 		Threads:      e.Threads,
 		Warmup:       e.Warmup,
 		Duration:     e.Duration,
@@ -458,6 +460,8 @@ type client struct {
 	done, failed, lost atomic.Int64
 	// Measured requests that started more than OvertimeTolerance late.
 	overtime atomic.Int64
+	// deletes counts the obj_delete operations sent (deletes.go).
+	deletes atomic.Int64
 }
 
 // Client states.
@@ -587,6 +591,7 @@ func (c *client) step(ctx, execCtx context.Context, cfg *Config, b bounds) (more
 		}
 		return false, false
 	}
+	c.countDeletes()
 	cut, abandoned := c.do(ctx, execCtx, cfg)
 	if abandoned {
 		return false, true

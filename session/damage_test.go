@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -186,6 +187,9 @@ var damageRows = []string{
 	"missing objects edges point at",
 	"associations with no data",
 	"edge types stored vs defined",
+	"ids off the graph's placement",
+	"bidirectional edges without their inverse",
+	"edges beyond one per key",
 }
 
 // TestDamageFailsItsRow: each damage of the issue (39), done by SQL on a
@@ -287,6 +291,28 @@ func damage(t *testing.T, w *workload.Workload, fresh func(t *testing.T) (string
 		{"one type deleted", damageRows[4], func(*testing.T, damager) []string {
 			return []string{"DELETE FROM edges WHERE type % 8 = 6"}
 		}, false},
+		// Every edge's time moved 3 years on, past the load's range:
+		// allowed (runs write later times), but the time ranges the
+		// workload aims at the load's edges find none.
+		{"timestamps moved past the load's range", "time ranges the plan draws with edges (probed)", func(*testing.T, damager) []string {
+			return []string{"UPDATE edges SET timestamp = timestamp + 100000000"}
+		}, false},
+		// 1% of the loaded objects moved within their shard, past its
+		// nodes (index + 2^55: shard and loaded bit kept).
+		{"1 percent of objects moved off their placement", damageRows[5], func(*testing.T, damager) []string {
+			return []string{"UPDATE objects SET id = id + 36028797018963968 WHERE (id >> 56) % 2 = 0 AND id % 100 = 7"}
+		}, true},
+		// 5% of the inverse rows of bidirectional types (bases 3 and 5)
+		// deleted.
+		{"5 percent of inverses deleted", damageRows[6], func(*testing.T, damager) []string {
+			return []string{"DELETE FROM edges WHERE type % 8 IN (3, 5) AND (id1 % 1000 * 13 + id2 % 1000) % 100 < 5"}
+		}, true},
+		// A second edge for about 5% of the (id1, type) of the unique
+		// forward type (base 1), outside the partial unique index (ukey
+		// not 0), as a store that lost its uniqueness would write it.
+		{"second edges of a unique type", damageRows[7], func(*testing.T, damager) []string {
+			return []string{"INSERT INTO edges (id1, id2, type, timestamp, value, version, ukey) SELECT id1, id2 + 1, type, timestamp, value, version, id2 + 1 FROM edges WHERE type % 8 = 1 AND id2 % 20 = 3 ON CONFLICT DO NOTHING"}
+		}, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -305,6 +331,20 @@ func damage(t *testing.T, w *workload.Workload, fresh func(t *testing.T) (string
 			out, cerr := checkDB(t, url)
 			if c.check && cerr == nil {
 				t.Errorf("check passes the damage (%d rows changed), want it failed\n%s", changed, out)
+			}
+			if held := graphRowsOf(t, url); slices.ContainsFunc(held, func(r result.FidelityRow) bool { return r.Figure == c.row }) {
+				// A row of what the database holds: validate sets these
+				// rows first, from the same inventory, and exits 1 on any
+				// failed row (Validation.Write), so its short run and
+				// probes are spared (the suite's time: TestCLIDamaged-
+				// TimestampsExit1 runs the command itself).
+				if verdict(held, c.row) != result.Fail {
+					t.Errorf("validate --db's rows of what the damaged database holds (%d rows changed): %q %q; want it failed; failed: %v", changed, c.row, verdict(held, c.row), figures(fidelity.Failed(held)))
+				}
+				if t.Failed() || testing.Verbose() {
+					t.Logf("%s: %d rows changed; check %v; failed rows: %v", c.name, changed, cerr, figures(fidelity.Failed(held)))
+				}
+				return
 			}
 			v := validate(t, url, w, damageEdges, 7)
 			var table bytes.Buffer
@@ -344,4 +384,49 @@ func figures(rows []result.FidelityRow) string {
 		s = append(s, r.Figure)
 	}
 	return strings.Join(s, "; ")
+}
+
+// TestMissingObjectsBeyondRunsDeletes: after a run (validate's short one)
+// the missing-objects row and check credit runs only with the obj_delete
+// operations they recorded sending: workload a sends none, tao some, and
+// 10% of the pointed-at objects deleted after the run fails both, where
+// crediting every missing object to the run passed them.
+func TestMissingObjectsBeyondRunsDeletes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads graphs and runs on them")
+	}
+	for _, name := range []string{"a", "tao"} {
+		t.Run(name, func(t *testing.T) {
+			w := builtin(t, name)
+			path := loadSQLite(t, w, damageEdges, 1)
+			url := "sqlite:" + path
+			validate(t, url, w, damageEdges, 7)
+			rows := graphRowsOf(t, url)
+			if v := verdict(rows, damageRows[2]); v != result.Pass {
+				t.Fatalf("after a run, before the damage: %q is %q", damageRows[2], v)
+			}
+			conn, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := conn.Exec("DELETE FROM objects WHERE id IN (SELECT id2 FROM edges) AND id % 10 = 3")
+			conn.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := res.RowsAffected()
+			rows = graphRowsOf(t, url)
+			for _, r := range rows {
+				if r.Figure == damageRows[2] {
+					t.Logf("%d objects deleted after the run: %s %s (%s)", n, r.Figure, r.Verdict, r.Note)
+					if r.Verdict != result.Fail {
+						t.Errorf("%q %s after %d objects deleted by hand, want fail", r.Figure, r.Verdict, n)
+					}
+				}
+			}
+			if out, err := checkDB(t, url); err == nil || !strings.Contains(out, "association points at an object the graph says exists") {
+				t.Errorf("check after %d objects deleted by hand: %v, want the missing objects failed\n%s", n, err, out)
+			}
+		})
+	}
 }

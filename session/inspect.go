@@ -112,7 +112,21 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 	targets := expect.Targets(w, plan, g.Nodes(), 0, 1)
 	v.Rows = append(v.Rows, fidelity.LoadRangeRows(w, targets, probeBefore, before)...)
 	v.Rows = append(v.Rows, fidelity.LoadMeanRow(w, targets, probeBefore, before)...)
-	if v.Result, err = run.Do(ctx, cfg, x); err != nil {
+	tplan, err := timeProbePlan(w, g, cfg.Seed)
+	if err != nil {
+		return nil, badInputErr(err)
+	}
+	times, err := probeTimes(ctx, db, tplan, budget)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		return nil, err
+	}
+	v.Rows = append(v.Rows, fidelity.TimeProbeRows(targets, times, before)...)
+	v.Result, err = run.Do(ctx, cfg, x)
+	s.recordDeletes(ctx, v.Result)
+	if err != nil {
 		return nil, badInputErr(err)
 	}
 	if v.Result.Interrupted {
@@ -169,7 +183,7 @@ func (s *Session) Check(ctx context.Context, meta map[string]string) ([]store.Vi
 // graph's record is meta, and returns an error when there are any.
 func (s *Session) WriteCheck(w io.Writer, meta map[string]string, vs []store.Violation) error {
 	if len(vs) == 0 {
-		fmt.Fprintf(w, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; edges point at objects that exist; edges are timestamped within the load's time range or after it; unique types have at most one edge per (id1, type))\n",
+		fmt.Fprintf(w, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; edges point at objects that exist; edges are timestamped within the load's time range or after it; unique types have at most one edge per (id1, type); loaded ids sit where the graph places them)\n",
 			s.url, bulkload.Describe(meta))
 		return nil
 	}
@@ -241,6 +255,7 @@ func completeness(ctx context.Context, db store.Database, meta map[string]string
 	if v, ok := missingTargets(g, inv, objects, runs); ok {
 		vs = append(vs, v)
 	}
+	vs = append(vs, placementViolation(g, inv)...)
 	var early int64
 	for _, n := range inv.EdgesBeforeTime {
 		early += n
@@ -258,10 +273,7 @@ func completeness(ctx context.Context, db store.Database, meta map[string]string
 // an object's associations when it deletes the object, so edges to
 // deleted objects are no damage).
 func missingTargets(g *graph.Graph, inv store.Inventory, objects, runs int64) (store.Violation, bool) {
-	deleted := max(g.Nodes()-objects, 0)
-	if runs <= 0 {
-		deleted = 0 // no run deleted them: the load wrote every object
-	}
+	deleted := expect.RunsDeleted(g, inv, objects, runs)
 	if inv.MissingIDs <= deleted {
 		return store.Violation{}, false
 	}

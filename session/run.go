@@ -258,6 +258,7 @@ func (s *Session) Run(ctx context.Context, p Plan) ([]*result.Experiment, error)
 		act := s.startActivity(ctx, cfg.Run)
 		res, err := run.Do(ctx, cfg, x)
 		s.endActivity(act, res)
+		s.recordDeletes(ctx, res)
 		if err != nil {
 			return done, badInputErr(err)
 		}
@@ -290,6 +291,7 @@ func (s *Session) Experiment(ctx context.Context, cfg run.Config, k int, x run.E
 	act := s.startActivity(ctx, cfg.Run)
 	res, err := run.Do(ctx, cfg, x)
 	s.endActivity(act, res)
+	s.recordDeletes(ctx, res)
 	if err != nil {
 		return nil, badInputErr(err)
 	}
@@ -309,7 +311,7 @@ func Workloads(names []string, inject bool) ([]*workload.Workload, []string, err
 			return nil, nil, badInputErr(err)
 		}
 		if na := NotApplied(w, inject); len(na) > 0 && len(notes) == 0 {
-			notes = append(notes, fmt.Sprintf("workload %s: fields read but not applied yet: %s", w.Name, strings.Join(na, ", ")))
+			notes = append(notes, notAppliedNote(w.Name, na))
 		}
 		ws[i] = w
 	}

@@ -258,13 +258,7 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 	for _, n := range ts.Notes() {
 		s.sink.Note("note: " + n)
 	}
-	kept := info.NotApplied[:0]
-	for _, f := range info.NotApplied {
-		if f != "read_tiers" {
-			kept = append(kept, f)
-		}
-	}
-	info.NotApplied = kept
+	info.NotApplied = s.tiersApplied(opts, info.NotApplied)
 	return ts.Front(), func() { ts.Close(); closeReps() }, nil
 }
 

@@ -514,6 +514,34 @@ type Inventory struct {
 	// one; nil when the store does not count them.
 	OutDegrees   map[int64]int64
 	DegreeStride int64
+	// Integrity is what the store counted of the rows' integrity (nil
+	// when it does not count it).
+	Integrity *Integrity
+	// ObjDeletes counts the obj_delete operations runs sent, as they
+	// recorded them (DeleteRecorder); ObjDeletesKnown is false when none
+	// did.
+	ObjDeletes      int64
+	ObjDeletesKnown bool
+}
+
+// Integrity counts what no row may break whatever the run: where loaded
+// ids sit, inverses, uniqueness.
+type Integrity struct {
+	// ObjectMaxIndex and EdgeMaxIndex are the largest node index (the
+	// id's low 56 bits) of the loaded objects, and of the id1 of the
+	// forward edges from loaded ids, by shard: an index at or beyond the
+	// shard's nodes in the graph is off its placement.
+	ObjectMaxIndex, EdgeMaxIndex map[int]int64
+	// MissingInverse counts forward bidirectional edges with no inverse
+	// row, MissingForward inverse rows with no forward edge.
+	MissingInverse, MissingForward int64
+	// UniqueExtra counts the edges of unique types beyond the first of
+	// their (id1, type); Duplicates the rows beyond the first of their
+	// (id1, type, id2) (none while the primary key holds).
+	UniqueExtra, Duplicates int64
+	// Bidirectional counts the edges of bidirectional types (forward and
+	// inverse), Unique those of unique types: the rows examined.
+	Bidirectional, Unique int64
 }
 
 // Inspector is a Database that can take its Inventory and tell how many
@@ -521,6 +549,16 @@ type Inventory struct {
 type Inspector interface {
 	Inspect(ctx context.Context) (Inventory, error)
 	Runs(ctx context.Context) (int64, error)
+}
+
+// DeleteRecorder is a Database that keeps the count of obj_delete
+// operations runs sent: what runs can have deleted of the loaded
+// objects, which the missing-objects row and check credit them with.
+type DeleteRecorder interface {
+	AddObjDeletes(ctx context.Context, n int64) error
+	// ObjDeletes is the count; known is false when no run recorded one
+	// (runs of taobench before it, or none).
+	ObjDeletes(ctx context.Context) (n int64, known bool, err error)
 }
 
 // RunKeyer is a Database whose run numbers processes can share: driver

@@ -75,5 +75,6 @@ func GraphRows(w *workload.Workload, g *graph.Graph, inv store.Inventory, runs i
 	rows = append(rows, fidelity.Chi("objects per shard vs primary_shards", placed, w.PrimaryShards.Weights, "data placed as requests go: even per-key access"))
 	rows = append(rows, placementRows(g, inv, objects, runs)...)
 	rows = append(rows, shapeRows(g, inv, runs)...)
+	rows = append(rows, integrityRows(g, inv)...)
 	return append(rows, sizeRows(w, inv)...)
 }

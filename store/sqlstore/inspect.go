@@ -51,6 +51,13 @@ func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
 	if err := db.inspectShape(ctx, &inv); err != nil {
 		return inv, fmt.Errorf("%s: taking the inventory: %w", db.name, err)
 	}
+	if err := db.inspectIntegrity(ctx, &inv); err != nil {
+		return inv, fmt.Errorf("%s: taking the inventory: %w", db.name, err)
+	}
+	var err error
+	if inv.ObjDeletes, inv.ObjDeletesKnown, err = db.ObjDeletes(ctx); err != nil {
+		return inv, err
+	}
 	return inv, nil
 }
 
