@@ -3,6 +3,7 @@ package testenv
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,8 +49,13 @@ func Vitess(t testing.TB) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	for _, f := range []string{"bin", "init_db.sql"} {
-		if err := os.Symlink(filepath.Join(built, f), filepath.Join(dir, f)); err != nil {
+	// Copies, not links: the mysql user must read them, and DIR may be
+	// under a home it cannot reach (CI keeps the build in root's cache).
+	if err := os.Mkdir(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"bin/vtcombo", "bin/mysqlctl", "init_db.sql"} {
+		if err := copyFile(filepath.Join(built, f), filepath.Join(dir, f)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -71,4 +77,26 @@ func Vitess(t testing.TB) string {
 		t.Fatalf("%s start printed %q, want vtgate's URL", script, out.String())
 	}
 	return u
+}
+
+// copyFile copies src to dst with src's mode, readable by all.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	st, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm()|0o444)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
