@@ -157,6 +157,7 @@ func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.C
 	var product string
 	if isVitess(version) {
 		b.d.forVitess()
+		b.vitess = &vitessTarget{conn: conn, keyspace: cfg.DBName}
 		product = vitessProduct(pctx, pool)
 	} else {
 		product = mysqlProduct(version, !b.tidb && galeraOn(pctx, pool))

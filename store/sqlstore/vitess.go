@@ -3,6 +3,8 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"fmt"
 	"strings"
 )
 
@@ -37,4 +39,71 @@ func vitessProduct(ctx context.Context, pool *sql.DB) string {
 func (d *dialect) forVitess() {
 	d.analyze = []string{"ANALYZE TABLE objects", "ANALYZE TABLE edges"}
 	d.antiJoin = true
+}
+
+// vitessTarget is what reaching each shard needs: vtgate's connector and
+// the keyspace the URL names.
+type vitessTarget struct {
+	conn     driver.Connector
+	keyspace string
+}
+
+// shardSizes adds up, over the keyspace's shards, the table sizes query
+// (table name, bytes) answers. vtgate answers information_schema from one
+// shard, which gave one shard's tables (the size line changed with the
+// shard asked). A connection of its own targets each shard in turn (USE
+// `keyspace/shard`, as SHOW VITESS_SHARDS names them) and is closed after:
+// a targeted connection never goes back to the run's pool.
+func (v *vitessTarget) shardSizes(ctx context.Context, query string, into map[string]int64) error {
+	pool := sql.OpenDB(v.conn)
+	defer pool.Close()
+	pool.SetMaxOpenConns(1)
+	c, err := pool.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var shards []string
+	rows, err := c.QueryContext(ctx, "SHOW VITESS_SHARDS")
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return err
+		}
+		if strings.HasPrefix(s, v.keyspace+"/") {
+			shards = append(shards, s)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if len(shards) == 0 {
+		return fmt.Errorf("SHOW VITESS_SHARDS lists no shard of keyspace %s", v.keyspace)
+	}
+	for _, s := range shards {
+		if _, err := c.ExecContext(ctx, "USE `"+strings.ReplaceAll(s, "`", "``")+"`"); err != nil {
+			return fmt.Errorf("USE %s: %w", s, err)
+		}
+		rows, err := c.QueryContext(ctx, query)
+		if err != nil {
+			return fmt.Errorf("shard %s: %w", s, err)
+		}
+		for rows.Next() {
+			var name string
+			var n int64
+			if err := rows.Scan(&name, &n); err != nil {
+				rows.Close()
+				return err
+			}
+			into[name] += n
+		}
+		if err := rows.Close(); err != nil {
+			return fmt.Errorf("shard %s: %w", s, err)
+		}
+	}
+	return nil
 }
