@@ -46,6 +46,9 @@
 # taken apart").
 # With COMPARE=/path/to/another/taobench each round also runs that binary
 # (interleaved, so both see the same machine), for before/after figures.
+# Each ratio is printed as the median of the rounds and, after them, as the
+# geometric mean of the rounds' ratios with its 95% interval (taobench
+# ratio): ROUNDS=5 or more gives an interval worth quoting.
 #
 # Usage: bench/cpu.sh
 # Environment: PG (default postgres://postgres@127.0.0.1:5432), MY (default
@@ -338,6 +341,18 @@ bench() {
 		echo "  same request (object read): taobench $(show $(med SAMET)), raw (Go, by hand) $(show $(med SAMER)), pgbench $(show $(med SAMEP)); taobench/pgbench $(med SRAT | awk '{print $1 " (user " $2 ", system " $3 ")"}')"
 		echo "  o taken apart, against pgbench -S: single reads alone $(show $(med PREAD)); with read transactions (no writes) $(show $(med PNOW)); ratios $(med PRAT | awk '{print $1 ", " $2 ", o " $3}')"
 		echo "    requests/s (single reads, no writes, o, pgbench -S): $(med ORATE | sed 's/ /, /g'); client CPU in cores: $(med NRATE | sed 's/ /, /g')"
+	fi
+	# The same ratios round by round, with their 95% intervals: a median of
+	# 3 says nothing of how far the rounds moved (docs/performance.md
+	# "Ratios with intervals"). CPU per request, totals (user + system).
+	echo "$name, CPU per request ratios over the $ROUNDS rounds, geometric mean with its 95% interval:"
+	ratio_ci "  taobench/floor" "$(column TBV 0)" "$(column FLOOR 0)"
+	ratio_ci "  taobench/$NATIVE_NAME" "$(column TBV 0)" "$(column NAT 0)"
+	[[ -n "$COMPARE" ]] && ratio_ci "  taobench/COMPARE" "$(column TBV 0)" "$(column CMP 0)"
+	if [[ $url == postgres* ]]; then
+		ratio_ci "  same request, taobench/pgbench" "$(column SAMET 0)" "$(column SAMEP 0)"
+		ratio_ci "  single reads alone/pgbench -S" "$(column PREAD 0)" "$(column NAT 0)"
+		ratio_ci "  no writes/pgbench -S" "$(column PNOW 0)" "$(column NAT 0)"
 	fi
 	echo
 }

@@ -81,3 +81,30 @@ sleep_until() {
 	d=$(awk "BEGIN {d = $1 - $(now); print (d > 0 ? d : 0)}")
 	sleep "$d"
 }
+
+# ratio_ci label "n1 n2 ..." "d1 d2 ...": the ratio of the first figures to
+# the second, paired round by round (one figure per round in each list, in
+# the same order), with its 95% interval: `taobench ratio` (stats.Ratio:
+# the geometric mean of the rounds' ratios, Student's t over their logs;
+# docs/performance.md "Ratios with intervals"). Needs TB.
+ratio_ci() {
+	local label=$1 i
+	local -a n d
+	read -ra n <<<"$2"
+	read -ra d <<<"$3"
+	[[ ${#n[@]} -eq ${#d[@]} && ${#n[@]} -gt 0 ]] || die "ratio_ci $label: ${#n[@]} figures over ${#d[@]}"
+	for i in "${!n[@]}"; do echo "${n[i]} ${d[i]}"; done | "$TB" ratio --label "$label" || die "taobench ratio failed for $label"
+}
+
+# column name k: field k (from 0) of each line of space-separated figures
+# in array name, space-separated: the totals of "total user system" triples.
+column() {
+	local -n v=$1
+	local x out=
+	local -a f
+	for x in "${v[@]}"; do
+		read -ra f <<<"$x"
+		out+="${out:+ }${f[$2]}"
+	done
+	echo "$out"
+}

@@ -289,3 +289,16 @@ for wl in $WORKLOADS; do
 		printf '%-6s original %s  taobench %s  rounds %s\n' "$wl/$c" "$(span "${o[@]}")" "$(span "${t[@]}")" "${rs[*]}"
 	done
 done
+
+# The ratios with their 95% intervals, round by round (each round's two
+# runs side by side, so what the machine did in that round falls on both):
+# the geometric mean of the rounds' ratios, Student's t over their logs
+# (taobench ratio; docs/performance.md "Ratios with intervals").
+echo
+echo "taobench/original over the $ROUNDS rounds, geometric mean with its 95% interval:"
+for wl in $WORKLOADS; do
+	for c in $CLIENTS_LIST; do
+		ratio_ci "$wl/$c req/s" "${V[$wl/$c/taobench/tp]}" "${V[$wl/$c/original/tp]}"
+		ratio_ci "$wl/$c driver us per request" "${V[$wl/$c/taobench/d]}" "${V[$wl/$c/original/d]}"
+	done
+done

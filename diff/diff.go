@@ -57,6 +57,11 @@ type Report struct {
 	// workload, graph, clients, schedule or taobench version.
 	Differences []string
 	Overall     string
+	// Repeats are the repeats of base and of new when both were run with
+	// --repeat: the figures are then each configuration's across its
+	// repeats (Figure.Experiment is the configuration), not experiment by
+	// experiment; 0 otherwise.
+	Repeats [2]int
 }
 
 // Comparable reports whether nothing but the database, its settings and
@@ -70,7 +75,10 @@ func (r *Report) Comparable() bool { return len(r.Differences) == 0 }
 // compared with experiment i of base. Figures: throughput, the failed
 // share (not tested when neither run failed a request), and p50 and p99
 // of every latency series (all requests, then each class, but for a class
-// that holds every request) both runs hold with an interval.
+// that holds every request) both runs hold with an interval. When both
+// runs were repeated (--repeat), each configuration is compared across its
+// repeats instead (result.Repeats: throughput, failed share, all requests'
+// p50 and p99), with intervals from the spread between repeats.
 func Compare(base, next *result.Doc, confidence float64) (*Report, error) {
 	if !(confidence > 0 && confidence < 1) {
 		return nil, fmt.Errorf("confidence %g: give a level between 0 and 1, such as 0.95", confidence)
@@ -78,22 +86,46 @@ func Compare(base, next *result.Doc, confidence float64) (*Report, error) {
 	if base == nil || base.Run == nil || next == nil || next.Run == nil {
 		return nil, fmt.Errorf("a results file without a run")
 	}
-	r := &Report{Confidence: confidence, Differences: differences(base, next)}
+	ra, rb := result.Repeats(base.Experiments, confidence), result.Repeats(next.Experiments, confidence)
+	r := &Report{Confidence: confidence, Differences: differences(base, next, ra != nil && rb != nil)}
+	// add adds a figure of experiment (or configuration) i; paired: the
+	// two intervals' batches ran in the same seconds of their windows.
+	add := func(i int, name, unit string, x, y stats.Interval, higherBetter bool, better, worse string, paired bool) {
+		f := Figure{Experiment: i + 1, Name: name, Unit: unit, Base: x, New: y, AdjustedP: math.NaN(), Verdict: Untested}
+		f.Change.Estimate = y.Estimate - x.Estimate
+		if !x.Valid() || !y.Valid() {
+			f.Note = "no interval in both runs (docs/results.md \"Intervals\")"
+		} else if paired && len(x.Values) == len(y.Values) {
+			f.Change = stats.Paired(x, y, confidence)
+		} else {
+			f.Change = stats.Compare(x, y, confidence)
+		}
+		f.ChangePct, f.LoPct, f.HiPct = pct(f.Change.Estimate, x.Estimate), pct(f.Change.Lo, x.Estimate), pct(f.Change.Hi, x.Estimate)
+		f.words = words{higherBetter, better, worse}
+		r.Figures = append(r.Figures, f)
+	}
+	if ra != nil && rb != nil {
+		// Both repeated: each configuration's figures across its repeats,
+		// whose spread holds what moves between runs (Welch's test: the
+		// repeats of one file are not paired with the other's).
+		r.Repeats = [2]int{len(ra[0].Experiments), len(rb[0].Experiments)}
+		for k := range min(len(ra), len(rb)) {
+			x, y := ra[k], rb[k]
+			add(k, "throughput", "req/s", x.Throughput, y.Throughput, true, Faster, Slower, false)
+			add(k, "failed", "%", x.ErrorPct, y.ErrorPct, false, FewerFailures, MoreFailures, false)
+			if f := &r.Figures[len(r.Figures)-1]; f.Note == "" && f.Base.Estimate == 0 && f.New.Estimate == 0 {
+				f.Note = "no failures in either run"
+			}
+			add(k, "all p50", "µs", x.P50, y.P50, false, Faster, Slower, false)
+			add(k, "all p99", "µs", x.P99, y.P99, false, Faster, Slower, false)
+		}
+		r.decide()
+		return r, nil
+	}
 	for i := range min(len(base.Experiments), len(next.Experiments)) {
 		a, b := base.Experiments[i].Intervals(confidence), next.Experiments[i].Intervals(confidence)
 		add := func(name, unit string, x, y stats.Interval, higherBetter bool, better, worse string) {
-			f := Figure{Experiment: i + 1, Name: name, Unit: unit, Base: x, New: y, AdjustedP: math.NaN(), Verdict: Untested}
-			f.Change.Estimate = y.Estimate - x.Estimate
-			if !x.Valid() || !y.Valid() {
-				f.Note = "no interval in both runs (docs/results.md \"Intervals\")"
-			} else if len(x.Values) == len(y.Values) {
-				f.Change = stats.Paired(x, y, confidence)
-			} else {
-				f.Change = stats.Compare(x, y, confidence)
-			}
-			f.ChangePct, f.LoPct, f.HiPct = pct(f.Change.Estimate, x.Estimate), pct(f.Change.Lo, x.Estimate), pct(f.Change.Hi, x.Estimate)
-			f.words = words{higherBetter, better, worse}
-			r.Figures = append(r.Figures, f)
+			add(i, name, unit, x, y, higherBetter, better, worse, true)
 		}
 		add("throughput", "req/s", a.Throughput, b.Throughput, true, Faster, Slower)
 		add("failed", "%", a.ErrorPct, b.ErrorPct, false, FewerFailures, MoreFailures)
@@ -184,7 +216,9 @@ func dup(iv *result.Intervals, name string) bool {
 
 // differences names what sets the runs apart beyond the database, its
 // settings and the seeds.
-func differences(a, b *result.Doc) []string {
+// repeated: both ran with --repeat, so their numbers of experiments may
+// differ with their repeats; their configurations must not.
+func differences(a, b *result.Doc, repeated bool) []string {
 	var out []string
 	d := func(what string, x, y any) {
 		if x != y {
@@ -198,7 +232,11 @@ func differences(a, b *result.Doc) []string {
 	d("graph edges", x.Edges, y.Edges)
 	d("retries", x.Retries, y.Retries)
 	d("taobench version", x.Version, y.Version)
-	d("experiments", len(a.Experiments), len(b.Experiments))
+	if repeated {
+		d("configurations repeated", len(result.Repeats(a.Experiments, 0.95)), len(result.Repeats(b.Experiments, 0.95)))
+	} else {
+		d("experiments", len(a.Experiments), len(b.Experiments))
+	}
 	for i := range min(len(a.Experiments), len(b.Experiments)) {
 		e, f := a.Experiments[i], b.Experiments[i]
 		at := fmt.Sprintf("experiment %d ", i+1)

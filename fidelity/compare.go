@@ -104,11 +104,11 @@ func verdict(n int64, ok bool) string {
 func Compare(w *workload.Workload, t *result.Targets, c *result.Counters) []result.FidelityRow {
 	var rows []result.FidelityRow
 	if t.EdgeHitRate != workload.Natural && c.PointReads > 0 {
-		rows = append(rows, share("edge_point_read finds an edge", t.EdgeHitRate, ModelTargeted, c.PointHits, c.PointReads, "TAO §7, Fig. 3: 19.6%"))
+		rows = append(rows, share("edge_point_read finds an edge", t.EdgeHitRate, ModelTargeted, c.PointHits, c.PointReads, sourceNote("edge_hit_rate", t.EdgeHitRate)))
 	}
 	if c.RangeReads > 0 {
 		if t.RangeNonEmpty != workload.Natural {
-			rows = append(rows, share("edge_range_read returns edges", t.RangeNonEmpty, ModelTargeted, c.RangeNonEmpty, c.RangeReads, "TAO §7, Fig. 3: 31.0%"))
+			rows = append(rows, share("edge_range_read returns edges", t.RangeNonEmpty, ModelTargeted, c.RangeNonEmpty, c.RangeReads, sourceNote("range_nonempty", t.RangeNonEmpty)))
 		}
 		note := fmt.Sprintf("workload target %.3f, graph expectation at correlation %.4f", w.RangeSizeOne, t.Correlation)
 		if !t.SizeOneReached {
@@ -121,12 +121,13 @@ func Compare(w *workload.Workload, t *result.Targets, c *result.Counters) []resu
 		mean.Tolerance = MeanTolerance * t.MeanRangeRows
 		mean.Verdict = verdict(c.RangeReads, math.Abs(mean.Observed-t.MeanRangeRows) <= mean.Tolerance)
 		rows = append(rows, mean)
+		rows = append(rows, sizedRangeRows(w, t, c)...)
 	}
 	if c.CountReads > 0 && t.CountNonZero != workload.Natural {
-		rows = append(rows, share("edge_count_read counts edges", t.CountNonZero, ModelTargeted, c.CountNonEmpty, c.CountReads, "TAO §7, Fig. 4: 55% (45% return 0)"))
+		rows = append(rows, share("edge_count_read counts edges", t.CountNonZero, ModelTargeted, c.CountNonEmpty, c.CountReads, sourceNote("count_nonzero", t.CountNonZero)))
 	}
 	if c.TimeReads > 0 && t.TimeRangeNonEmpty != workload.Natural {
-		rows = append(rows, share("edge_time_read returns edges", t.TimeRangeNonEmpty, ModelTargeted, c.TimeNonEmpty, c.TimeReads, "TAO §7, Fig. 3: 1.9%"))
+		rows = append(rows, share("edge_time_read returns edges", t.TimeRangeNonEmpty, ModelTargeted, c.TimeNonEmpty, c.TimeReads, sourceNote("time_range_nonempty", t.TimeRangeNonEmpty)))
 	}
 	if n := c.Txns[tao.WriteTxn]; n > 0 {
 		// At the database: the stores write a bidirectional edge's inverse
@@ -134,9 +135,9 @@ func Compare(w *workload.Workload, t *result.Targets, c *result.Counters) []resu
 		// database sees more spanning than TAOBench's figure, which counts
 		// keys; the next row checks that figure.
 		rows = append(rows, share("write transactions spanning shards", t.MultiShardWriteTxnsAtDB, ModelGraph, c.MultiShardDB[tao.WriteTxn], n,
-			fmt.Sprintf("at the database, inverse rows included: the plan's expectation for keys spanning %.3f (TAOBench §3.3: 28.7%%) plus inverses", t.MultiShardWriteTxns)))
+			fmt.Sprintf("at the database, inverse rows included: the plan's expectation for keys spanning %.3f (%s) plus inverses", t.MultiShardWriteTxns, sourceNote("multi_shard_write_txns", t.MultiShardWriteTxns))))
 		rows = append(rows, share("write transactions' keys spanning shards", t.MultiShardWriteTxns, ModelTargeted, c.MultiShard[tao.WriteTxn], n,
-			"by id1, as TAOBench counts (§3.3, Fig. 7: 28.7%); TAO writes inverses apart from the transaction"))
+			"by id1, as TAOBench counts; "+sourceNote("multi_shard_write_txns", t.MultiShardWriteTxns)+"; TAO writes inverses apart from the transaction"))
 	}
 	if n := c.Txns[tao.ReadTxn]; n > 0 {
 		rows = append(rows, share("read transactions spanning shards", t.MultiShardReadTxns, ModelTargeted, c.MultiShard[tao.ReadTxn], n, ""))

@@ -23,14 +23,23 @@ func RaceRows(w *workload.Workload, c *result.Counters) []result.FidelityRow {
 	}
 	r := &c.Races
 	racing := atLeast("write-write conflicts that are racing inserts", TAORacingShare, r.RacingConflicted, r.Conflicted,
-		fmt.Sprintf("TAO: over 97.3%%; %d of %d racing requests lost", r.RacingConflicted, r.Racing))
+		fmt.Sprintf("TAO: over 97.3%%; %d of %d racing requests lost; %s", r.RacingConflicted, r.Racing, reportedNote(r)))
 	exp := ExpectedWriteTxnConflicts(w)
 	// The target assumes every race gets all its copies and nothing else
 	// conflicts; fewer clients than copies, or copies that arrive after
 	// the winner committed, lose fewer: a model error of 0.05.
 	txn := share("write_txns with a write-write conflict", exp, 0.05, r.TxnConflicted, r.WriteTxns,
-		fmt.Sprintf("TAO: 10.1%%; target: racing inserts alone on this mix (racing_inserts %g, racing_copies %d)", w.RacingInserts, copies(w)))
+		fmt.Sprintf("TAO: 10.1%%; target: racing inserts alone on this mix (racing_inserts %g, racing_copies %d); the server signalled %d of the %d, the engine resolved %d without error",
+			w.RacingInserts, copies(w), r.TxnSignalled, r.TxnConflicted, r.TxnResolved))
 	return []result.FidelityRow{racing, txn}
+}
+
+// reportedNote says how the database reported the conflicts: signalled by
+// an error code, or resolved by the engine without one.
+func reportedNote(r *result.Races) string {
+	return fmt.Sprintf("as the database reported them: server-signalled (by code) %d (racing %d, unique exists %d), "+
+		"resolved without error %d (racing copies that found their row %d)",
+		r.Signalled, r.RacingSignalled, r.UniqueSignalled, r.Resolved, r.RacingResolved)
 }
 
 func copies(w *workload.Workload) int {

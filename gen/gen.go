@@ -101,6 +101,11 @@ type Plan struct {
 
 	// Object popularities (access.go), nil when objects follow the skew.
 	objRead, objWrite *Popularity
+
+	// sized: range reads aimed at lists with edges take one of one edge
+	// with chance sizeOne, else one of two or more (rangemean.go).
+	sized   bool
+	sizeOne float64
 }
 
 // Targets are the figures the plan aims at, for validation to compare
@@ -339,7 +344,13 @@ func (p *Plan) popularity(w *workload.Workload) {
 		return
 	}
 	corr, reached := w.EdgeReadCorrelation, true
-	if corr == workload.Auto {
+	var sizedOne, sizedMean float64
+	switch {
+	case w.RangeMeanRows > 0:
+		// The correlation set by the mean, the size one aimed key by key.
+		corr, reached, sizedOne, sizedMean = sizedRanges(w, p.g, uni, cor, primary, cats)
+		p.sized, p.sizeOne = true, w.RangeSizeOne
+	case corr == workload.Auto:
 		corr, reached = solveCorrelation(w.RangeSizeOne, func(c float64) float64 { one, _, _ := stats(c); return one })
 	}
 	one, rowsNE, rowsNat := stats(corr)
@@ -350,6 +361,10 @@ func (p *Plan) popularity(w *workload.Workload) {
 	t.MeanRangeRows = rowsNat
 	if w.RangeNonEmpty != workload.Natural {
 		t.MeanRangeRows = w.RangeNonEmpty * rowsNE
+	}
+	if p.sized {
+		// reached says whether the mean was: the size one holds by aim.
+		t.RangeSizeOne, t.MeanRangeRows = sizedOne, sizedMean
 	}
 	t.EdgeAddNew = w.EdgeAddNew
 }
@@ -537,7 +552,14 @@ func (gen *Generator) op(op *tao.Op, k tao.Kind, shard int) {
 		if k == tao.EdgeCountRead {
 			p = gen.countNonZero
 		}
-		n, j := gen.list(shard, c, gen.wantList(p))
+		want := gen.wantList(p)
+		var n graph.Node
+		var j int64
+		if k == tao.EdgeRangeRead && gen.sized && want == wantEdges && !c.Type().IsUnique() {
+			n, j = gen.sizedList(shard, c, gen.chance(gen.sizeOne))
+		} else {
+			n, j = gen.list(shard, c, want)
+		}
 		op.ID1, op.Type = n.ID, typeOf(c, j)
 	case tao.EdgeTimeRead:
 		want := gen.wantList(gen.timeNonEmpty)

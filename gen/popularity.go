@@ -112,6 +112,9 @@ func mixVector(uni, cor []float64, corr float64, keep func(int) bool) (pieces []
 // chance a node's list holds one edge, any, and its expected rows.
 type listShares struct {
 	one, nonEmpty, rows [tao.NumEdgeCategories][]float64
+	// exact is the chance a list holds exactly one edge, whatever the
+	// limit (one counts any non-empty list at limit 1).
+	exact [tao.NumEdgeCategories][]float64
 }
 
 func newListShares(g *graph.Graph, limit int) listShares {
@@ -121,6 +124,7 @@ func newListShares(g *graph.Graph, limit int) listShares {
 		ls.one[c] = make([]float64, len(pieces))
 		ls.nonEmpty[c] = make([]float64, len(pieces))
 		ls.rows[c] = make([]float64, len(pieces))
+		ls.exact[c] = make([]float64, len(pieces))
 		for k, p := range pieces {
 			lo, hi := p[0]+1, p[1]
 			if p[0] == p[1] {
@@ -132,6 +136,7 @@ func newListShares(g *graph.Graph, limit int) listShares {
 				d := lo + int(int64(i)*int64(hi-lo+1)/int64(n))
 				d = min(d, g.MaxOutdegree())
 				one, ne, rows := g.ListOdds(c, d, limit)
+				ls.exact[c][k] += one / float64(n)
 				if limit == 1 {
 					one = ne // a read of limit 1 returns one row of any non-empty list
 				}

@@ -22,6 +22,10 @@ type Chart struct {
 	Points bool      `json:"points"` // mark every point (sparse data)
 	X      []float64 `json:"x"`
 	Series []Series  `json:"series"`
+	// Bands and Bars are confidence intervals drawn over the data
+	// (intervals.go); the browser test counts those drawn.
+	Bands []Band `json:"bands,omitempty"`
+	Bars  []Bar  `json:"bars,omitempty"`
 }
 
 // Series is one line of a chart.

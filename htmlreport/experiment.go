@@ -36,7 +36,26 @@ type epRow struct {
 	Weight, Clients                       int
 	Requests, Conflicts, Errors, Timeouts int64
 	Rate, P50, P99, Codes, Server         string
-	Failed                                bool // it lost requests: highlighted
+	NoService                             string // measured seconds without an answer: "9-14, 22"
+	Failed                                bool   // it lost requests: highlighted
+}
+
+// spans writes ascending seconds as runs: 9, 10, 11, 14 as "9-11, 14".
+func spans(secs []int) string {
+	var out []string
+	for i := 0; i < len(secs); {
+		j := i
+		for j+1 < len(secs) && secs[j+1] == secs[j]+1 {
+			j++
+		}
+		if j > i {
+			out = append(out, fmt.Sprintf("%d-%d", secs[i], secs[j]))
+		} else {
+			out = append(out, fmt.Sprint(secs[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(out, ", ")
 }
 
 func endpointRows(e *result.Experiment) []epRow {
@@ -47,6 +66,9 @@ func endpointRows(e *result.Experiment) []epRow {
 			Errors: s.Outcome(tao.Error), Timeouts: s.Outcome(tao.Timeout),
 			P50: ms(s.Stats(metrics.All).P50), P99: ms(s.Stats(metrics.All).P99)}
 		r.Failed = r.Errors+r.Timeouts > 0
+		if secs, known := s.NoServiceSeconds(e.Measured); known {
+			r.NoService = spans(secs)
+		}
 		for o := range tao.NumOutcomes {
 			if o.IsConflict() {
 				r.Conflicts += s.Outcome(o)
@@ -157,6 +179,13 @@ func newExpView(id string, i int, e *result.Experiment, res []Field) expView {
 	}
 	v.Endpoints = endpointRows(e)
 	v.Timeline = timelineCharts(id, s)
+	iv := e.Intervals(result.Confidence)
+	if len(v.Timeline) == 2 {
+		v.Timeline[1].Bands = latencyBands(e, iv)
+	}
+	if c := throughputChart(id, e, iv); c != nil {
+		v.Timeline = append(v.Timeline, c)
+	}
 	v.Dist = append(distCharts(id+"-class", "class", s, classes()), distCharts(id+"-kind", "kind", s, kinds())...)
 	var tierCharts []*Chart
 	v.Tiers, tierCharts = tierView(id, e)

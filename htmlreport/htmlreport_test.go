@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -244,7 +245,14 @@ func TestEndpointsTable(t *testing.T) {
 	e := experiment(20, time.Microsecond)
 	lost := experiment(5, time.Microsecond)
 	lost.Summary.Merge(experimentWith(tao.Error).Summary)
+	// A third endpoint answered in seconds 0 and 2 only: second 1 is an
+	// outage.
+	r := metrics.NewRecorder()
+	for sec, o := range []tao.Outcome{tao.OK, tao.Error, tao.OK} {
+		r.Record(&metrics.Sample{Class: tao.Read, Kind: tao.ObjRead, Outcome: o, Attempts: 1, Latency: time.Millisecond, At: time.Duration(sec)*time.Second + time.Millisecond})
+	}
 	e.Endpoints = []result.Endpoint{
+		{Name: "mysql://bench:xxxxx@n3/t", Weight: 1, Clients: 1, Summary: r.Snapshot()},
 		{Name: "mysql://bench:xxxxx@n1/t", Weight: 1, Clients: 1, Summary: experiment(20, time.Microsecond).Summary,
 			Server: &result.ServerUsage{Deltas: map[string]int64{"wsrep_local_cert_failures": 7}}},
 		{Name: "mysql://bench:xxxxx@n2/t", Weight: 1, Clients: 1, Summary: lost.Summary,
@@ -265,6 +273,7 @@ func TestEndpointsTable(t *testing.T) {
 		`wsrep_local_cert_failures &#43;7`,
 		`<tr class="worse"><td>mysql://bench:xxxxx@n2/t</td>`,
 		`<td>error 2002 ×1</td>`,
+		`<td></td><td>1</td></tr>`, // n3's second without service; n1 has none
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
@@ -311,5 +320,57 @@ func TestCompareShowsIntervals(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), `<span class="ci" title="95% confidence interval`) || !strings.Contains(buf.String(), "["+want+"]") {
 		t.Errorf("the page does not show the throughput interval [%s]", want)
+	}
+}
+
+// TestIntervalsDrawn: a repeated run's page gives its charts the bands and
+// error bars of its intervals, where they are (the throughput band over
+// the measured window; one error bar per configuration across repeats),
+// and its repeats table shows each repeat's throughput and the interval
+// of their mean; a run not repeated has no repeats table.
+func TestIntervalsDrawn(t *testing.T) {
+	t.Parallel()
+	exps := []*result.Experiment{experiment(100, time.Microsecond), experiment(120, time.Microsecond), experiment(90, time.Microsecond)}
+	result.TagRepeats(exps, 1)
+	f := &File{Name: "r.json", Doc: &result.Doc{Run: &result.Run{Workload: "o"}, Experiments: exps}}
+	var buf bytes.Buffer
+	if err := Write(&buf, []*File{f}, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	_, js, _ := strings.Cut(page, `<script type="application/json" id="charts">`)
+	js, _, _ = strings.Cut(js, "</script>")
+	var charts []Chart
+	if err := json.Unmarshal([]byte(js), &charts); err != nil {
+		t.Fatalf("charts JSON: %v", err)
+	}
+	byID := map[string]Chart{}
+	for _, c := range charts {
+		byID[c.ID] = c
+	}
+	iv := exps[0].Intervals(result.Confidence).Throughput
+	tput := byID["f0-e0-tput"]
+	near := func(a Num, b float64) bool { return math.Abs(float64(a)-b) <= 1e-3*math.Abs(b) }
+	if len(tput.Bands) != 1 || tput.Bands[0].XY[0] != 0 || tput.Bands[0].XY[1] != 3 || !near(tput.Bands[0].XY[2], iv.Lo) || !near(tput.Bands[0].XY[3], iv.Hi) {
+		t.Errorf("throughput chart bands %+v; want one over [0, 3] s at [%g, %g]", tput.Bands, iv.Lo, iv.Hi)
+	}
+	rs := result.Repeats(exps, result.Confidence)
+	rep := byID["f0-repeats"]
+	if len(rep.Bars) != 1 || !near(rep.Bars[0].V[2], rs[0].Throughput.Lo) || !near(rep.Bars[0].V[3], rs[0].Throughput.Hi) || len(rep.Series) != 4 {
+		t.Errorf("repeats chart: bars %+v, %d series; want one bar at the mean's interval [%g, %g], 3 repeats and the mean", rep.Bars, len(rep.Series), rs[0].Throughput.Lo, rs[0].Throughput.Hi)
+	}
+	want := fmt.Sprintf("<td class=\"num\">200.0, 240.0, 180.0</td><td class=\"num\">206.7</td><td class=\"num ci\">[%.1f–%.1f]</td>", rs[0].Throughput.Lo, rs[0].Throughput.Hi)
+	if !strings.Contains(page, want) {
+		t.Errorf("the repeats table does not show %s", want)
+	}
+	buf.Reset()
+	for _, e := range exps {
+		e.Repeat = 0
+	}
+	if err := Write(&buf, []*File{f}, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), `class="repeats"`) {
+		t.Error("a run not repeated has a repeats table")
 	}
 }

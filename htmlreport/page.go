@@ -36,9 +36,10 @@ type page struct {
 }
 
 type fileView struct {
-	Label string
-	Run   []Field
-	Exps  []expView
+	Label   string
+	Run     []Field
+	Repeats *repeatsView // nil unless the run was repeated
+	Exps    []expView
 }
 
 // Write writes the page for files, in the order given; the first file is
@@ -56,10 +57,17 @@ func Write(w io.Writer, files []*File, now time.Time) error {
 			p.Charts = append(append(p.Charts, ev.Timeline...), ev.Dist...)
 			fv.Exps = append(fv.Exps, ev)
 		}
+		if fv.Repeats = newRepeatsView(fmt.Sprintf("f%d", i), f.Doc.Experiments); fv.Repeats != nil {
+			p.Charts = append(p.Charts, fv.Repeats.Chart)
+		}
 		p.Files = append(p.Files, fv)
 	}
 	p.Compare = newCompare(files, labels)
 	if c := sweepChart(files, labels); c != nil {
+		c.Bars = sweepBars(files)
+		p.Overview = append(p.Overview, c)
+	}
+	if c := compareChart(files, labels); c != nil {
 		p.Overview = append(p.Overview, c)
 	}
 	if c := spectraChart(files, labels); len(files) > 1 && len(c.Series) > 0 {

@@ -160,6 +160,18 @@ func TestServer(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// A session closes its monitor and its owner may too: a second Close
+	// returns at once (it waited forever for the served goroutine).
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("second Close: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a second Close did not return")
+	}
 	if c, err := net.Dial("tcp", s.Addr()); err == nil {
 		c.Close()
 		t.Error("the server still accepts connections after Close")

@@ -15,11 +15,15 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/taobench/taobench/bulkload"
+	"github.com/taobench/taobench/run"
 )
 
 // Server serves /metrics on one address until Close.
@@ -33,6 +37,9 @@ type Server struct {
 	srv  *http.Server
 	done chan error
 	note string
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Listen binds addr (HOST:PORT; port 0 picks a free one) at once, so a bad
@@ -71,6 +78,12 @@ func Listen(addr string) (*Server, error) {
 	return s, nil
 }
 
+// LoadProgress counts a load's progress report (session.Monitor).
+func (s *Server) LoadProgress(p bulkload.Progress) { s.Load.Observe(p) }
+
+// Live watches the runs' requests (session.Monitor, run.Config.Live).
+func (s *Server) Live() run.Live { return s.Runs }
+
 // Addr is the address the server listens on, with the port it got.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
@@ -79,13 +92,16 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 func (s *Server) Note() string { return s.note }
 
 // Close stops the server, letting a scrape in progress finish for up to a
-// second.
+// second. Closing it again returns the first Close's error.
 func (s *Server) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	err := s.srv.Shutdown(ctx)
-	if serr := <-s.done; !errors.Is(serr, http.ErrServerClosed) && err == nil {
-		err = serr
-	}
-	return err
+	s.closeOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		err := s.srv.Shutdown(ctx)
+		if serr := <-s.done; !errors.Is(serr, http.ErrServerClosed) && err == nil {
+			err = serr
+		}
+		s.closeErr = err
+	})
+	return s.closeErr
 }

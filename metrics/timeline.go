@@ -231,8 +231,24 @@ func eachClass(sec *second, n int, warmup bool, fn func(int, bool, tao.Class, *h
 // counted. known is false for a summary read from a file written before
 // taobench recorded when requests ended.
 func (s *Summary) NoService(window time.Duration) (seconds, longest int, known bool) {
+	secs, known := s.NoServiceSeconds(window)
+	run := 0
+	for i, sec := range secs {
+		if i > 0 && secs[i-1] == sec-1 {
+			run++
+		} else {
+			run = 1
+		}
+		longest = max(longest, run)
+	}
+	return len(secs), longest, known
+}
+
+// NoServiceSeconds returns the measured seconds NoService counts, in
+// order: where an outage began and ended, for a report to show.
+func (s *Summary) NoServiceSeconds(window time.Duration) (secs []int, known bool) {
 	if s.ts.noAnswers {
-		return 0, 0, false
+		return nil, false
 	}
 	var inFlight int64
 	for _, sec := range s.ts.warmup {
@@ -240,7 +256,6 @@ func (s *Summary) NoService(window time.Duration) (seconds, longest int, known b
 			inFlight += sec.began() - sec.completed
 		}
 	}
-	run := 0
 	for i := range int(window / time.Second) {
 		var sec second
 		if i < len(s.ts.measured) && s.ts.measured[i] != nil {
@@ -248,15 +263,11 @@ func (s *Summary) NoService(window time.Duration) (seconds, longest int, known b
 		}
 		began := sec.began()
 		if (inFlight > 0 || began > 0) && sec.answered == 0 {
-			seconds++
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
+			secs = append(secs, i)
 		}
 		inFlight += began - sec.completed
 	}
-	return seconds, longest, true
+	return secs, true
 }
 
 // began is the number of requests that began in the second.

@@ -15,6 +15,9 @@ import (
 type jsonDoc struct {
 	Run         jsonRun          `json:"run"`
 	Experiments []jsonExperiment `json:"experiments"`
+	// Repeats: the figures across the repeats of each configuration of a
+	// run given --repeat (repeats.go); null when not repeated.
+	Repeats *jsonRepeats `json:"repeats"`
 }
 
 type jsonRun struct {
@@ -73,6 +76,8 @@ type jsonExperiment struct {
 	Endpoints []jsonEndpoint `json:"endpoints"`
 	// Intervals: the figures' confidence intervals (intervals.go).
 	Intervals *jsonIntervals `json:"intervals"`
+	// Repeat: which repeat of --repeat, from 1; 0 when not repeated.
+	Repeat int `json:"repeat"`
 
 	// Exact data, from which merge rebuilds everything above.
 	Started    time.Time                     `json:"started"`
@@ -122,6 +127,10 @@ type jsonContention struct {
 	WriteTxnConflictPct        float64 `json:"write_txn_conflict_pct"`
 	RacingInsertConflictPct    float64 `json:"racing_insert_conflict_pct"`
 	RacingInsertSharePct       float64 `json:"racing_insert_share_pct"`
+	ServerSignalledConflictPct float64 `json:"server_signalled_conflict_pct"`
+	WriteTxnSignalledPct       float64 `json:"write_txn_server_signalled_pct"`
+	ResolvedWithoutErrorPct    float64 `json:"resolved_without_error_pct"`
+	RacingCopiesResolvedPct    float64 `json:"racing_copies_resolved_pct"`
 }
 
 // jsonCounters is the counters object: the summary's counts, then the
@@ -142,6 +151,8 @@ func contentionJSON(c Contention) jsonContention {
 		OverallPct: c.OverallPct, OverallWithUniquePct: c.OverallWithUniquePct,
 		WriteWriteConflictPct: c.WriteWriteConflictPct, WriteTxnConflictPct: c.WriteTxnConflictPct,
 		RacingInsertConflictPct: c.RacingInsertConflictPct, RacingInsertSharePct: c.RacingInsertSharePct,
+		ServerSignalledConflictPct: c.ServerSignalledConflictPct, WriteTxnSignalledPct: c.WriteTxnSignalledPct,
+		ResolvedWithoutErrorPct: c.ResolvedWithoutErrorPct, RacingCopiesResolvedPct: c.RacingCopiesResolvedPct,
 	}
 }
 
@@ -182,6 +193,7 @@ func WriteJSON(w io.Writer, run *Run, exps []*Experiment) error {
 			doc.Experiments = append(doc.Experiments, x)
 		}
 	}
+	doc.Repeats = repeatsJSON(exps)
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
@@ -221,6 +233,7 @@ func experimentJSON(e *Experiment) (jsonExperiment, error) {
 		Fidelity:        jsonFidelity{Rows: e.Fidelity, Counts: e.Counters, Targets: e.Targets},
 		Resources:       resourcesJSON(e.Resources, e.Procs()),
 		Intervals:       intervalsJSON(e),
+		Repeat:          e.Repeat,
 		Started:         e.Started.UTC(),
 		Processes:       e.Procs(),
 		Histograms:      data.Series,

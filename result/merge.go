@@ -120,6 +120,8 @@ func compatible(a, b Named) error {
 			return differ(at+"target_rate per process", rateOf(e), rateOf(f), "merge only runs of the same target rate (closed loop: 0), one per process")
 		case e.OpenLoop.Arrivals() != f.OpenLoop.Arrivals():
 			return differ(at+"arrival", e.OpenLoop.Arrivals(), f.OpenLoop.Arrivals(), "merge only runs of the same arrival process")
+		case e.Repeat != f.Repeat:
+			return differ(at+"repeat", e.Repeat, f.Repeat, "merge only drivers of the same --repeat")
 		}
 	}
 	return nil

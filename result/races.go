@@ -15,6 +15,18 @@ type Races struct {
 	TxnConflicted    int64 `json:"write_txns_conflicted"` // of those, write transactions
 	Racing           int64 `json:"racing_requests"`       // requests of a race: the first and its copies
 	RacingConflicted int64 `json:"racing_conflicts"`      // of the conflicted, racing requests
+
+	// The conflicted as the database reported them (reported.go): the
+	// server signalled a conflict by an error code, or the engine
+	// resolved it without one (MariaDB's upsert finding the row a racing
+	// copy inserted). Signalled + Resolved = Conflicted.
+	Signalled       int64 `json:"server_signalled_conflicts"`  // conflicted requests the server signalled by code
+	TxnSignalled    int64 `json:"write_txns_server_signalled"` // of those, write transactions
+	RacingSignalled int64 `json:"racing_server_signalled"`     // of those, racing requests
+	UniqueSignalled int64 `json:"unique_exists_signalled"`     // of those, ending in "unique association exists" by code
+	Resolved        int64 `json:"resolved_without_error"`      // conflicted requests no attempt of which got a code
+	TxnResolved     int64 `json:"write_txns_resolved"`         // of those, write transactions
+	RacingResolved  int64 `json:"racing_copies_resolved"`      // of those, racing requests: copies that found their row
 }
 
 // WriteWriteConflict reports whether a finished write request met another
@@ -38,7 +50,15 @@ func WriteWriteConflict(req *tao.Request, res *tao.Result, lock bool) bool {
 }
 
 // Observe counts one finished request; conflict is WriteWriteConflict's.
+// It knows no codes, so a conflict counts as resolved without error; the
+// runner calls ObserveReported.
 func (r *Races) Observe(req *tao.Request, conflict bool) {
+	r.ObserveReported(req, conflict, Reported{})
+}
+
+// ObserveReported counts one finished request; conflict is
+// WriteWriteConflict's, rep how the database reported it (Report).
+func (r *Races) ObserveReported(req *tao.Request, conflict bool, rep Reported) {
 	if req.Class != tao.Write && req.Class != tao.WriteTxn {
 		return
 	}
@@ -50,6 +70,16 @@ func (r *Races) Observe(req *tao.Request, conflict bool) {
 		r.Conflicted++
 		r.TxnConflicted += b2i(txn)
 		r.RacingConflicted += b2i(req.Race)
+		if rep.Signalled {
+			r.Signalled++
+			r.TxnSignalled += b2i(txn)
+			r.RacingSignalled += b2i(req.Race)
+			r.UniqueSignalled += b2i(rep.Unique)
+		} else {
+			r.Resolved++
+			r.TxnResolved += b2i(txn)
+			r.RacingResolved += b2i(req.Race)
+		}
 	}
 }
 
@@ -69,6 +99,14 @@ type Contention struct {
 	WriteTxnConflictPct     float64
 	RacingInsertConflictPct float64
 	RacingInsertSharePct    float64
+	// The write-write conflicts as the database reported them, of write
+	// requests: signalled by the server's code, and resolved by the
+	// engine without error (RacingCopiesResolvedPct: racing copies that
+	// found their row).
+	ServerSignalledConflictPct float64
+	WriteTxnSignalledPct       float64
+	ResolvedWithoutErrorPct    float64
+	RacingCopiesResolvedPct    float64
 }
 
 // Contention returns e's contention figures; a zero denominator gives 0.
@@ -82,6 +120,10 @@ func (e *Experiment) Contention() Contention {
 	c.WriteTxnConflictPct = pct(r.TxnConflicted, r.WriteTxns)
 	c.RacingInsertConflictPct = pct(r.RacingConflicted, r.WriteRequests)
 	c.RacingInsertSharePct = pct(r.RacingConflicted, r.Conflicted)
+	c.ServerSignalledConflictPct = pct(r.Signalled, r.WriteRequests)
+	c.WriteTxnSignalledPct = pct(r.TxnSignalled, r.WriteTxns)
+	c.ResolvedWithoutErrorPct = pct(r.Resolved, r.WriteRequests)
+	c.RacingCopiesResolvedPct = pct(r.RacingResolved, r.WriteRequests)
 	return c
 }
 
@@ -100,4 +142,11 @@ func (r *Races) Merge(o *Races) {
 	r.TxnConflicted += o.TxnConflicted
 	r.Racing += o.Racing
 	r.RacingConflicted += o.RacingConflicted
+	r.Signalled += o.Signalled
+	r.TxnSignalled += o.TxnSignalled
+	r.RacingSignalled += o.RacingSignalled
+	r.UniqueSignalled += o.UniqueSignalled
+	r.Resolved += o.Resolved
+	r.TxnResolved += o.TxnResolved
+	r.RacingResolved += o.RacingResolved
 }

@@ -103,6 +103,10 @@ func experimentFromJSON(x *jsonExperiment) (*Experiment, error) {
 		Resources:    resourcesFromJSON(&x.Resources),
 		ErrorCodes:   codes,
 		Endpoints:    eps,
+		Repeat:       x.Repeat,
+	}
+	if x.Repeat < 0 {
+		return nil, fmt.Errorf("repeat %d: want 0 (not repeated) or the repeat's number from 1", x.Repeat)
 	}
 	if err := driverExperimentFromJSON(x.jsonDriverExperiment, e); err != nil {
 		return nil, err

@@ -69,6 +69,9 @@ type Experiment struct {
 	// during the measured window (concurrent.go); nil for none, or when
 	// the database records no runs.
 	Concurrent []ConcurrentRun
+	// Repeat is which repeat of a run given --repeat this experiment is,
+	// from 1; 0 for a run not repeated (repeats.go).
+	Repeat int
 }
 
 // OpenLoop is the target rate of an open-loop experiment and how much of

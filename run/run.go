@@ -770,7 +770,8 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		}
 		// Write-write conflicts are counted here only: the contention
 		// percentages come from these counts (result.Races).
-		c.fid.Races.Observe(&c.req, result.WriteWriteConflict(&c.req, &c.res, s.ObjectConflicts+s.AssocConflicts > 0))
+		c.fid.Races.ObserveReported(&c.req, result.WriteWriteConflict(&c.req, &c.res, s.ObjectConflicts+s.AssocConflicts > 0),
+			result.Report(c.attempts, &c.res))
 		// A racing insert's copies are one draw of the plan, sent copies
 		// times: its keys count once, as the plan's draws that the hot-key
 		// rows compare against count them.

@@ -2,11 +2,9 @@ package session
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,43 +18,32 @@ import (
 // session runs the clients of every experiment, and the loaders of a
 // load, spread over all of them (run.EndpointOf), on one graph.
 
-// ParseWeights reads --db-weights for n endpoints: "" (all 1) or n
-// positive integers, comma-separated.
-func ParseWeights(spec string, n int) ([]int, error) {
-	ws := make([]int, n)
-	if spec == "" {
+// checkWeights checks o's weights before anything is opened: none (equal
+// shares) or one per endpoint, each from 1 to run.MaxClients.
+func checkWeights(o Options) ([]int, error) {
+	n := 1 + len(o.More)
+	if len(o.Weights) == 0 {
+		if n == 1 {
+			return nil, nil
+		}
+		ws := make([]int, n)
 		for i := range ws {
 			ws[i] = 1
 		}
 		return ws, nil
 	}
-	parts := strings.Split(spec, ",")
-	if len(parts) != n {
-		return nil, badInput("--db-weights %s: %d weight(s) for %d endpoint(s) (--db given %d times); give one weight per --db, in order", spec, len(parts), n, n)
+	if len(o.Weights) != n {
+		return nil, badInput("%s: Options.Weights gives %d weight(s) for %d endpoint(s); give one per endpoint, in order, or none", o.Name, len(o.Weights), n)
 	}
-	for i, p := range parts {
-		w, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || w < 1 || w > run.MaxClients {
-			return nil, badInput("--db-weights %s: weight %d is %q; give whole numbers from 1 to %d, such as 2,1,1", spec, i+1, p, run.MaxClients)
+	for i, w := range o.Weights {
+		if w < 1 || w > run.MaxClients {
+			return nil, badInput("%s: Options.Weights: weight %d is %d; give whole numbers from 1 to %d", o.Name, i+1, w, run.MaxClients)
 		}
-		ws[i] = w
 	}
-	return ws, nil
-}
-
-// checkWeights checks o's weights before anything is opened.
-func checkWeights(o Options) ([]int, error) {
-	if len(o.More) == 0 {
-		if o.Weights != "" {
-			return nil, badInput("%s: --db-weights %s with one --db: give --db once per endpoint, or drop --db-weights", o.Name, o.Weights)
-		}
+	if n == 1 {
 		return nil, nil
 	}
-	ws, err := ParseWeights(o.Weights, 1+len(o.More))
-	if err != nil {
-		return nil, badInput("%s: %v", o.Name, err)
-	}
-	return ws, nil
+	return o.Weights, nil
 }
 
 // openMore opens the endpoints beyond the first (s.st, already open),
@@ -192,61 +179,4 @@ func (s *Session) loaders(threads int) []store.Database {
 		via[t] = s.eps[run.EndpointOf(ws, t)].Store.(store.Database)
 	}
 	return via
-}
-
-// DBFlag is --db as a flag.Value: the first value replaces the default
-// URL, and, when Many, each further one adds an endpoint (More); else a
-// second --db is refused as any flag given twice is (flagx).
-type DBFlag struct {
-	URL  string
-	More []string
-	Many bool
-	// Weights is --db-weights, with Many.
-	Weights string
-	set     bool
-}
-
-// Register registers --db on fs, default def: one URL.
-func (f *DBFlag) Register(fs *flag.FlagSet, def, help string) {
-	f.URL = def
-	fs.Var(f, "db", help)
-}
-
-// RegisterMany registers --db, which may be given again for more
-// endpoints of the same database, and --db-weights.
-func (f *DBFlag) RegisterMany(fs *flag.FlagSet, def, help string) {
-	f.Many = true
-	f.Register(fs, def, help+"; given again, another server of the same database: clients and loaders are spread over them (docs/distributed.md)")
-	fs.StringVar(&f.Weights, "db-weights", "", "with --db given N times: N shares of the clients, in --db order, e.g. 2,1,1 (default: equal)")
-}
-
-func (f *DBFlag) String() string { return f.URL }
-
-// Set takes one --db.
-func (f *DBFlag) Set(v string) error {
-	if f.set {
-		f.More = append(f.More, v)
-	} else {
-		f.URL, f.set = v, true
-	}
-	return nil
-}
-
-// Repeatable lets flagx accept --db again where a command spreads its
-// clients over several endpoints.
-func (f *DBFlag) Repeatable() bool { return f.Many }
-
-// FromEnv replaces each env:NAME among the URLs by the URL in the
-// environment variable NAME (store.FromEnv).
-func (f *DBFlag) FromEnv() error {
-	var err error
-	if f.URL, err = store.FromEnv(f.URL); err != nil {
-		return err
-	}
-	for i, u := range f.More {
-		if f.More[i], err = store.FromEnv(u); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -26,7 +26,7 @@ func TestEndpointsSameGraph(t *testing.T) {
 		}
 		s.Close()
 	}
-	s := open(t, a, session.Options{Clients: 3, More: []string{a}, Weights: "2,1"})
+	s := open(t, a, session.Options{Clients: 3, More: []string{a}, Weights: []int{2, 1}})
 	g, _, err := s.Graph(ctx, session.GraphSpec{Workload: w})
 	if err != nil {
 		t.Fatal(err)
@@ -49,10 +49,14 @@ func TestEndpointsSameGraph(t *testing.T) {
 		t.Errorf("endpoints of two databases: %v; want an input error saying endpoint 2 holds another graph", err)
 	}
 
-	for _, c := range []struct{ more, weights, want string }{
-		{a, "1,2,3", "3 weight(s) for 2 endpoint(s)"},
-		{a, "1,0", "give whole numbers from 1"},
-		{"", "2,1", "with one --db"},
+	for _, c := range []struct {
+		more    string
+		weights []int
+		want    string
+	}{
+		{a, []int{1, 2, 3}, "Options.Weights gives 3 weight(s) for 2 endpoint(s)"},
+		{a, []int{1, 0}, "give whole numbers from 1"},
+		{"", []int{2, 1}, "2 weight(s) for 1 endpoint(s)"},
 	} {
 		opts := session.Options{Weights: c.weights}
 		if c.more != "" {
@@ -60,7 +64,7 @@ func TestEndpointsSameGraph(t *testing.T) {
 		}
 		_, err := session.Open(ctx, a, opts)
 		if !errors.As(err, &in) || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("weights %q: %v; want an input error saying %q", c.weights, err, c.want)
+			t.Errorf("weights %v: %v; want an input error saying %q", c.weights, err, c.want)
 		}
 	}
 }

@@ -111,6 +111,7 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 	// rows need none).
 	targets := expect.Targets(w, plan, g.Nodes(), 0, 1)
 	v.Rows = append(v.Rows, fidelity.LoadRangeRows(w, targets, probeBefore, before)...)
+	v.Rows = append(v.Rows, fidelity.LoadMeanRow(w, targets, probeBefore, before)...)
 	if v.Result, err = run.Do(ctx, cfg, x); err != nil {
 		return nil, badInputErr(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -97,24 +96,6 @@ func pctOf(n, d int64) float64 {
 		return 0
 	}
 	return 100 * float64(n) / float64(d)
-}
-
-// ParseHolds reads a comma-separated list of durations from 0 ("0": none)
-// to workload.MaxLockHold.
-func ParseHolds(s string) ([]time.Duration, error) {
-	var hs []time.Duration
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		d, err := time.ParseDuration(p)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a duration; give Go durations such as 0,5ms,20ms,100ms", p)
-		}
-		if d < 0 || d > workload.MaxLockHold {
-			return nil, fmt.Errorf("%v: give holds from 0 to %v", d, workload.MaxLockHold)
-		}
-		hs = append(hs, d)
-	}
-	return hs, nil
 }
 
 // --- lock hold (§6.2, Fig. 12) ------------------------------------------------

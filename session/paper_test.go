@@ -26,10 +26,7 @@ func TestLockHold(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
 	s := open(t, sqlite(t), session.Options{Name: "experiment lock-hold", Sink: rec})
-	hs, err := session.ParseHolds("0, 40ms")
-	if err != nil {
-		t.Fatal(err)
-	}
+	hs := []time.Duration{0, 40 * time.Millisecond}
 	steps := session.LockHoldSteps(builtin(t, "t1"), hs)
 	info, done, err := s.RunLadder(context.Background(), ladder(2), steps)
 	if err != nil || len(done) != 2 {

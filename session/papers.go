@@ -43,61 +43,39 @@ func (p *Paper) WriteTo(out *outfile.Results) error {
 }
 
 // LockHold runs a step of workload base per lock hold (TAOBench §6.2,
-// Fig. 12) and prints the table to w. Ctrl-C stops it with the steps done
+// Fig. 12); the Paper's Table is its []HoldRow. Ctrl-C stops it with the steps done
 // so far and ErrInterrupted.
-func (s *Session) LockHold(ctx context.Context, l Ladder, base *workload.Workload, holds []time.Duration, w io.Writer) (*Paper, error) {
+func (s *Session) LockHold(ctx context.Context, l Ladder, base *workload.Workload, holds []time.Duration) (*Paper, error) {
 	if base.Holds() {
 		s.sink.Note(fmt.Sprintf("workload %s gives lock_hold; each step replaces it with the step's hold", base.Name))
 	}
 	steps := LockHoldSteps(base, holds)
 	info, done, err := s.RunLadder(ctx, l, steps)
 	rows := HoldRows(holds, done)
-	if len(rows) > 0 {
-		WriteHoldTable(w, info, rows)
-	}
 	return &Paper{Name: "lock-hold", Info: info, Done: done, Labels: Labels(steps, len(done)), Table: rows}, err
 }
 
-// ParseWaits reads precondition-wait's --waits: ParseHolds's durations,
-// each once. Its errors name the flag.
-func ParseWaits(s string) ([]time.Duration, error) {
-	ws, err := ParseHolds(s)
-	if err != nil {
-		return nil, fmt.Errorf("--waits %q: %v", s, err)
-	}
-	seen := map[time.Duration]bool{}
-	for _, d := range ws {
-		if seen[d] {
-			return nil, fmt.Errorf("--waits %q gives %v twice; give each wait once", s, d)
-		}
-		seen[d] = true
-	}
-	return ws, nil
-}
-
 // PreconditionWait runs workload base with the waits drawn together in
-// one step labelled label (WaitStep says why; TAOBench §6.3, Fig. 13) and
-// prints the table to w.
-func (s *Session) PreconditionWait(ctx context.Context, l Ladder, base *workload.Workload, label string, waits []time.Duration, w io.Writer) (*Paper, error) {
+// one step labelled label (WaitStep says why; TAOBench §6.3, Fig. 13); the
+// Paper's Table is its []WaitRow, nil when the step was not done.
+func (s *Session) PreconditionWait(ctx context.Context, l Ladder, base *workload.Workload, label string, waits []time.Duration) (*Paper, error) {
 	step, wc := WaitStep(base, label, waits, l.Experiment.Warmup)
 	steps := []Step{step}
 	info, done, err := s.RunLadder(ctx, l, steps)
 	p := &Paper{Name: "precondition-wait", Info: info, Done: done, Labels: Labels(steps, len(done))}
 	if len(done) > 0 {
-		rows := wc.Rows()
-		p.Table = rows
-		WriteWaitTable(w, info, l.Experiment.Threads, rows)
-		OpenLoopNote(w, done, p.Labels)
+		p.Table = wc.Rows()
 	} else {
 		p.Table = []WaitRow(nil)
 	}
 	return p, err
 }
 
-// Compare runs the workloads in turn, the first the baseline, and prints
-// them side by side to w (Tables 6 and 7); name is the experiment's name
-// in its JSON ("compare", "fanout").
-func (s *Session) Compare(ctx context.Context, l Ladder, name string, ws []*workload.Workload, w io.Writer) (*Paper, error) {
+// Compare runs the workloads in turn, the first the baseline, for a table
+// of them side by side (Tables 6 and 7; the Paper's Table is its
+// []CompareRow); name is the experiment's name in its JSON ("compare",
+// "fanout").
+func (s *Session) Compare(ctx context.Context, l Ladder, name string, ws []*workload.Workload) (*Paper, error) {
 	steps := make([]Step, len(ws))
 	for i, wl := range ws {
 		steps[i] = Step{Label: wl.Name, Workload: wl}
@@ -105,10 +83,7 @@ func (s *Session) Compare(ctx context.Context, l Ladder, name string, ws []*work
 	info, done, err := s.RunLadder(ctx, l, steps)
 	p := &Paper{Name: name, Info: info, Done: done, Labels: Labels(steps, len(done)), Table: []CompareRow(nil)}
 	if len(done) > 0 {
-		rows := CompareRows(done)
-		p.Table = rows
-		WriteCompareTable(w, info, p.Labels, rows, LatencyOf(done))
-		OpenLoopNote(w, done, p.Labels)
+		p.Table = CompareRows(done)
 	}
 	return p, err
 }

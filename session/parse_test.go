@@ -42,26 +42,6 @@ func TestSplitSpecResolve(t *testing.T) {
 	}
 }
 
-// TestParseRatesWaits: rates rise and are positive; waits are durations,
-// each once.
-func TestParseRatesWaits(t *testing.T) {
-	t.Parallel()
-	if r, err := session.ParseRates("100, 200,400"); err != nil || !slices.Equal(r, []float64{100, 200, 400}) {
-		t.Errorf("100, 200,400: %v, %v", r, err)
-	}
-	for _, bad := range []string{"200,100", "0", "x", "100,100"} {
-		if _, err := session.ParseRates(bad); err == nil {
-			t.Errorf("rates %q accepted", bad)
-		}
-	}
-	if w, err := session.ParseWaits("0,30ms"); err != nil || !slices.Equal(w, []time.Duration{0, 30 * time.Millisecond}) {
-		t.Errorf("0,30ms: %v, %v", w, err)
-	}
-	if _, err := session.ParseWaits("0,30ms,30ms"); err == nil || !strings.Contains(err.Error(), `--waits "0,30ms,30ms" gives 30ms twice`) {
-		t.Errorf("a wait twice: %v", err)
-	}
-}
-
 // TestWorkloadsNotes: a run injecting latency from a workload that gives
 // none is bad input; one that gives some is told what it injects.
 func TestWorkloadsNotes(t *testing.T) {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/taobench/taobench/metrics"
@@ -244,22 +242,4 @@ func (spec RateSpec) Search(probe func(rate float64) (bool, error)) (Rating, err
 			}
 		}
 	}
-}
-
-// ParseRates reads a sweep's rates: positive requests per second,
-// comma-separated, rising.
-func ParseRates(s string) ([]float64, error) {
-	var rates []float64
-	for _, f := range strings.Split(s, ",") {
-		f = strings.TrimSpace(f)
-		r, err := strconv.ParseFloat(f, 64)
-		if err != nil || r <= 0 || run.CheckRate(r) != nil {
-			return nil, fmt.Errorf("rate %q: give positive requests per second up to %g, comma-separated (e.g. 1000,2000,4000)", f, float64(run.MaxRate))
-		}
-		if len(rates) > 0 && r <= rates[len(rates)-1] {
-			return nil, fmt.Errorf("rates must rise: %g after %g", r, rates[len(rates)-1])
-		}
-		rates = append(rates, r)
-	}
-	return rates, nil
 }

@@ -9,12 +9,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/taobench/taobench/buildinfo"
-
 	"github.com/taobench/taobench/bulkload"
-	"github.com/taobench/taobench/livemetrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
@@ -92,20 +91,17 @@ type Options struct {
 	// Without it (or MustExist), Open refuses a server that takes no
 	// writes (an InputError naming it).
 	ReadOnly bool
-	// Live, when set, gets the session's load progress and, unless an
-	// experiment's run.Config gives its own, every experiment's requests:
-	// Prometheus metrics while the session works. The caller closes it.
-	Live *livemetrics.Server
-	// MetricsAddr, given to Open, serves Live there (livemetrics.Listen:
-	// HOST:PORT, port 0 for a free one) until Close; a bad address or a
-	// port in use is an InputError, before the database is opened.
-	MetricsAddr string
+	// Monitor, when set, watches the session's load progress and, unless
+	// an experiment's run.Config gives its own Live, every experiment's
+	// requests (livemetrics.Server serves them as Prometheus metrics). A
+	// program that sets none links no metrics library. Close closes it
+	// when it is an io.Closer: it lives as long as the session it watches.
+	Monitor Monitor
 	// More are further endpoints of the database Open opens (New takes
-	// one store and ignores them), and Weights
-	// ("2,1,1", "" for equal) every endpoint's share of the clients
-	// (endpoints.go).
+	// one store and ignores them), and Weights every endpoint's share of
+	// the clients, Open's URL first (nil for equal shares; endpoints.go).
 	More    []string
-	Weights string
+	Weights []int
 	// Tiers are the read tiers the session's runs will put before its
 	// database (Session.Tiers): Open checks them before it opens the
 	// database, which may create it (a new SQLite file), so that a tier
@@ -125,8 +121,6 @@ type Session struct {
 	opts  Options
 	sink  Sink
 	owned bool // Close closes st
-	// ownLive: Close closes opts.Live, which Open started.
-	ownLive bool
 	// eps are the endpoints when Open opened several, the first s.st.
 	eps []run.Endpoint
 	// token names the session's run records (concurrent.go).
@@ -144,13 +138,6 @@ func Open(ctx context.Context, url string, opts Options) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.MetricsAddr != "" {
-		srv, err := livemetrics.Listen(opts.MetricsAddr)
-		if err != nil {
-			return nil, badInput("%s: --metrics-addr: %v", opts.Name, err)
-		}
-		opts.Live = srv
-	}
 	pre, err := prepareTiers(ctx, opts.Name, opts.Tiers, opts.ReadOnly, 1+len(opts.More), opts.Clients, store.Redact(url), identifyURL(url))
 	var st store.Store
 	if err == nil {
@@ -160,13 +147,10 @@ func Open(ctx context.Context, url string, opts Options) (*Session, error) {
 		}
 	}
 	if err != nil {
-		if opts.MetricsAddr != "" {
-			opts.Live.Close()
-		}
 		return nil, err
 	}
 	s := New(st, store.Redact(url), opts)
-	s.owned, s.ownLive, s.pre = true, opts.MetricsAddr != "", pre
+	s.owned, s.pre = true, pre
 	if err := s.openMore(ctx, ws); err != nil {
 		s.Close()
 		return nil, err
@@ -189,12 +173,6 @@ func Open(ctx context.Context, url string, opts Options) (*Session, error) {
 	for _, n := range s.Notes() {
 		s.sink.Note(n)
 	}
-	if s.ownLive {
-		s.sink.Note(fmt.Sprintf("serving Prometheus metrics at http://%s/metrics", opts.Live.Addr()))
-		if n := opts.Live.Note(); n != "" {
-			s.sink.Note(n)
-		}
-	}
 	return s, nil
 }
 
@@ -205,8 +183,8 @@ func New(st store.Store, name string, opts Options) *Session {
 	if sink == nil {
 		sink = Discard
 	}
-	if opts.Live != nil {
-		sink = liveSink{sink, opts.Live.Load}
+	if opts.Monitor != nil {
+		sink = monitorSink{sink, opts.Monitor}
 	}
 	if opts.Version == "" && opts.Revision == "" {
 		b := buildinfo.Read()
@@ -236,32 +214,32 @@ func (s *Session) Notes() []string {
 	return nil
 }
 
-// liveSink also gives the load's progress to the live metrics.
-type liveSink struct {
-	Sink
-	load *livemetrics.Load
+// Monitor watches a session's work as it goes (Options.Monitor).
+type Monitor interface {
+	// LoadProgress gets every report of a load's progress.
+	LoadProgress(bulkload.Progress)
+	// Live watches each experiment's requests (run.Config.Live).
+	Live() run.Live
 }
 
-func (l liveSink) LoadProgress(p bulkload.Progress) {
-	l.load.Observe(p)
+// monitorSink also gives the load's progress to the monitor.
+type monitorSink struct {
+	Sink
+	m Monitor
+}
+
+func (l monitorSink) LoadProgress(p bulkload.Progress) {
+	l.m.LoadProgress(p)
 	l.Sink.LoadProgress(p)
 }
 
-// MetricsAddr is where the session's live metrics are served; "" for
-// nowhere.
-func (s *Session) MetricsAddr() string {
-	if s.opts.Live == nil {
-		return ""
-	}
-	return s.opts.Live.Addr()
-}
-
-// Close closes the store and the metrics server when Open opened them.
+// Close closes the store when Open opened it, and the Monitor when it is
+// an io.Closer.
 func (s *Session) Close() error {
-	if s.ownLive {
-		s.ownLive = false // once: a second Close would wait for the server forever
-		if err := s.opts.Live.Close(); err != nil {
-			s.sink.Note(fmt.Sprintf("metrics server: %v", err))
+	if c, ok := s.opts.Monitor.(io.Closer); ok {
+		s.opts.Monitor = nil
+		if err := c.Close(); err != nil {
+			s.sink.Note(fmt.Sprintf("monitor: %v", err))
 		}
 	}
 	s.pre.close()
@@ -279,8 +257,8 @@ func (s *Session) config(cfg run.Config, wrap func(store.Store) store.Store) run
 		cfg.Store = s.st
 	}
 	cfg = s.endpointConfig(cfg, wrap)
-	if cfg.Live == nil && s.opts.Live != nil {
-		cfg.Live = s.opts.Live.Runs
+	if cfg.Live == nil && s.opts.Monitor != nil {
+		cfg.Live = s.opts.Monitor.Live()
 	}
 	return cfg
 }

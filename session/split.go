@@ -217,19 +217,6 @@ func (f SplitSpec) Resolve(cmd, workload string, seed uint64, seedGiven bool, ex
 	return r, seed, nil
 }
 
-// ParseLoadPart reads load's --driver I/N: which part of the graph this
-// loader writes; "" is all of it.
-func ParseLoadPart(s string) (fleet.Driver, error) {
-	if s == "" {
-		return fleet.Single, nil
-	}
-	d, err := fleet.Parse("--driver", s)
-	if err != nil {
-		return d, badInput("load: %v", err)
-	}
-	return d, nil
-}
-
 // readOnlyRun is the run number of experiment k on a replica, where none
 // can be reserved: the run's reads create no ids, so it only names the
 // experiment's keys in the tao tier, shared by the drivers of a run with

@@ -68,3 +68,36 @@ func TestStudentsT(t *testing.T) {
 		t.Errorf("two tails beyond 2.7764 at df 4 = %g; want 0.05", p)
 	}
 }
+
+// TestAcrossRuns: runs of 10, 12, 14 give their mean 12, s = 2, SE =
+// 2/√3 = 1.1547, t(0.975, 2) = 4.3027: 12 ± 4.9683; runs that agree
+// exactly take the root mean square of their own standard errors.
+func TestAcrossRuns(t *testing.T) {
+	iv := AcrossRuns([]float64{10, 12, 14}, []float64{0.1, 0.1, 0.1}, 0.95)
+	if !iv.Valid() || iv.Estimate != 12 || !near(iv.SE, 1.1547) || iv.DF != 2 || !near(iv.Hi-iv.Lo, 2*4.9683) {
+		t.Errorf("AcrossRuns = %+v; want 12 ± 4.9683 on 2 degrees of freedom", iv)
+	}
+	if iv := AcrossRuns([]float64{5, 5}, []float64{0.3, 0.4}, 0.95); !near(iv.SE, math.Sqrt((0.09+0.16)/2)/math.Sqrt(2)) {
+		t.Errorf("agreeing runs: SE %g; want the rms of their own, 0.3536, over √2", iv.SE)
+	}
+	if iv := AcrossRuns([]float64{5}, nil, 0.95); iv.Valid() {
+		t.Errorf("one run: %+v; want no interval", iv)
+	}
+}
+
+// TestRatio: rounds with ratios 2, 2, 2×e^0.2 (logs ln2, ln2, ln2+0.2) give
+// the geometric mean 2e^(0.2/3); the interval is exp of the log ratios' t
+// interval, so not symmetric around it; a zero denominator is skipped.
+func TestRatio(t *testing.T) {
+	num := []float64{2, 4, 2 * math.Exp(0.2), 1}
+	den := []float64{1, 2, 1, 0}
+	iv, skipped := Ratio(num, den, 0.95)
+	sd := math.Sqrt((2*(0.2/3)*(0.2/3) + (0.4/3)*(0.4/3)) / 2)
+	h := 4.3027 * sd / math.Sqrt(3)
+	if skipped != 1 || !near(iv.Estimate, 2*math.Exp(0.2/3)) || !near(iv.Lo, 2*math.Exp(0.2/3-h)) || !near(iv.Hi, 2*math.Exp(0.2/3+h)) {
+		t.Errorf("Ratio = %+v (skipped %d); want %.4f in [%.4f, %.4f], 1 skipped", iv, skipped, 2*math.Exp(0.2/3), 2*math.Exp(0.2/3-h), 2*math.Exp(0.2/3+h))
+	}
+	if iv.Hi-iv.Estimate <= iv.Estimate-iv.Lo {
+		t.Errorf("Ratio interval [%g, %g] around %g: want it wider above (a ratio's log is symmetric)", iv.Lo, iv.Hi, iv.Estimate)
+	}
+}

@@ -162,6 +162,11 @@ func WriteTextRun(w io.Writer, run *result.Run, e *result.Experiment) error {
 		fmt.Fprintf(&b, "write-write conflicts: %.3f%% of write requests, %.3f%% of write transactions (TAO: 10.1%%); "+
 			"racing inserts %.3f%% of write requests, %.1f%% of write-write conflicts (TAO: over 97.3%%)\n",
 			c.WriteWriteConflictPct, c.WriteTxnConflictPct, c.RacingInsertConflictPct, c.RacingInsertSharePct)
+		// Who decided them: the server, by an error code, or the engine
+		// without error (an upsert finding the row a racing copy wrote).
+		fmt.Fprintf(&b, "  as the database reported them: server-signalled (by code) %.3f%% of write requests, %.3f%% of write transactions; "+
+			"resolved without error %.3f%% of write requests, racing copies that found their row %.3f%%\n",
+			c.ServerSignalledConflictPct, c.WriteTxnSignalledPct, c.ResolvedWithoutErrorPct, c.RacingCopiesResolvedPct)
 	}
 
 	if len(e.Fidelity) > 0 {

@@ -229,7 +229,7 @@ func TestJSON(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
 		t.Fatalf("invalid JSON: %v\n%s", err, buf.String())
 	}
-	if got := keys(doc); got != "experiments run" {
+	if got := keys(doc); got != "experiments repeats run" {
 		t.Errorf("top-level keys %q", got)
 	}
 	r := doc["run"].(map[string]any)
@@ -249,7 +249,7 @@ func TestJSON(t *testing.T) {
 	}
 	wantKeys := sorted("threads warmup_s duration_s ops throughput failed latency_us outcomes contention attempts runtime_s measured_s interrupted lost fidelity started processes histograms counters timeline " +
 		"service_us target_rate arrival scheduled not_issued rate_reached overtime no_service_s longest_no_service_s injected_us service_histograms injected_histograms resources " +
-		"shared_start late_s first_client all_threads all_target_rate error_codes consistency endpoints latency_by_tier_us latency_by_tier_histograms concurrent_runs intervals")
+		"shared_start late_s first_client all_threads all_target_rate error_codes consistency endpoints latency_by_tier_us latency_by_tier_histograms concurrent_runs intervals repeat")
 	for i, x := range exps {
 		e := x.(map[string]any)
 		if got := keys(e); got != wantKeys {
@@ -267,7 +267,7 @@ func TestJSON(t *testing.T) {
 		if got := keys(e["outcomes"].(map[string]any)); got != sorted("ok not_found precondition_failed unique_violation conflict_object conflict_association timeout error failed_after_reserve failed_after_primary_commit failed_after_primary_rollback") {
 			t.Errorf("outcomes keys %q", got)
 		}
-		if got := keys(e["contention"].(map[string]any)); got != sorted("object_lock_conflict_pct association_lock_conflict_pct unique_association_exists_pct precondition_failed_pct overall_pct overall_with_unique_pct write_write_conflict_pct write_txn_conflict_pct racing_insert_conflict_pct racing_insert_share_pct") {
+		if got := keys(e["contention"].(map[string]any)); got != sorted("object_lock_conflict_pct association_lock_conflict_pct unique_association_exists_pct precondition_failed_pct overall_pct overall_with_unique_pct write_write_conflict_pct write_txn_conflict_pct racing_insert_conflict_pct racing_insert_share_pct server_signalled_conflict_pct write_txn_server_signalled_pct resolved_without_error_pct racing_copies_resolved_pct") {
 			t.Errorf("contention keys %q", got)
 		}
 		if got := keys(e["service_us"].(map[string]any)); got != sorted("read write read_txn write_txn") {

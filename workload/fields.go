@@ -103,6 +103,14 @@ var fields = []field{
 	{name: "count_nonzero", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.CountNonZero }, "natural")},
 	{name: "range_size_one", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.RangeSizeOne }, "")},
 	{name: "edge_read_correlation", scalar: true, native: true, set: setFraction(func(w *Workload) *float64 { return &w.EdgeReadCorrelation }, "auto")},
+	{name: "range_mean_rows", scalar: true, native: true, set: func(w *Workload, e *entry) error {
+		f, err := strconv.ParseFloat(e.scalar, 64)
+		if err != nil || !(f >= 1 && f <= 1e9) {
+			return errorf(e.field, "%q: give the mean rows of a range read, a number of at least 1 such as 21.9", e.scalar)
+		}
+		w.RangeMeanRows = f
+		return nil
+	}},
 	{name: "edge_read_popularity", native: true, set: setInts(func(w *Workload) *Dist[int] { return &w.EdgeReadPopularity })},
 	{name: "object_read_popularity", native: true, set: setInts(func(w *Workload) *Dist[int] { return &w.ObjectReadPopularity })},
 	{name: "object_write_popularity", native: true, set: setInts(func(w *Workload) *Dist[int] { return &w.ObjectWritePopularity })},

@@ -291,6 +291,9 @@ func Write(w io.Writer, wl *Workload) error {
 	scalar("count_nonzero", formatFraction(wl.CountNonZero, "natural"))
 	scalar("range_size_one", formatFraction(wl.RangeSizeOne, ""))
 	scalar("edge_read_correlation", formatFraction(wl.EdgeReadCorrelation, "auto"))
+	if wl.RangeMeanRows > 0 {
+		scalar("range_mean_rows", formatFloat(wl.RangeMeanRows))
+	}
 	writeInts(bw, "edge_read_popularity", wl.EdgeReadPopularity)
 	if len(wl.ObjectReadPopularity.Values) > 0 {
 		writeInts(bw, "object_read_popularity", wl.ObjectReadPopularity)

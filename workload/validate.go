@@ -268,6 +268,9 @@ func (w *Workload) checkScalars() error {
 			return errorf(f.name, "%v: give a fraction in [0, 1]", f.v)
 		}
 	}
+	if w.RangeMeanRows != 0 && w.RangeNonEmpty == Natural {
+		return errorf("range_mean_rows", "%v needs range reads aimed at lists: give range_nonempty a fraction, not natural", w.RangeMeanRows)
+	}
 	for _, l := range []struct {
 		name string
 		d    Dist[time.Duration]

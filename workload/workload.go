@@ -125,6 +125,12 @@ type Workload struct {
 	// EdgeReadPopularity in outdegree order (LinkBench's p_corr); the rest
 	// are uniform over nodes. Auto: solved so RangeSizeOne holds.
 	EdgeReadCorrelation float64
+	// RangeMeanRows, when above 0, is the mean rows of edge_range_read,
+	// empty ones included (LinkBench Table 4b: 21.9). Range reads aimed
+	// at a list with edges then take one of one edge with chance
+	// RangeSizeOne, key by key, else one of two or more, and an Auto
+	// correlation is solved for this mean instead (gen, "Key choice").
+	RangeMeanRows float64
 	// EdgeReadPopularity is the accesses of a list at each outdegree
 	// quantile, piecewise like Outdegree (LinkBench's measured link_nreads).
 	EdgeReadPopularity Dist[int]

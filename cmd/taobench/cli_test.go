@@ -377,7 +377,7 @@ var (
 		"started", "processes", "histograms", "counters", "timeline", "service_histograms", "injected_histograms",
 		"resources",
 		"shared_start", "late_s", "first_client", "all_threads", "all_target_rate", "error_codes", "consistency", "endpoints", "latency_by_tier_us", "latency_by_tier_histograms",
-		"concurrent_runs", "intervals"}
+		"concurrent_runs", "intervals", "repeat"}
 	cliHistKeys    = []string{"count", "sum_ns", "min_ns", "max_ns", "hdr"}
 	cliCounterKeys = []string{"attempts", "writes_objects", "object_conflicted", "writes_edges", "association_conflicted",
 		"adds_unique", "with_checks", "write_requests", "lock_conflicted", "unique_rejected",
@@ -395,10 +395,11 @@ var (
 		"failed_after_reserve", "failed_after_primary_commit", "failed_after_primary_rollback"}
 	cliContention = []string{"object_lock_conflict_pct", "association_lock_conflict_pct",
 		"unique_association_exists_pct", "precondition_failed_pct", "overall_pct", "overall_with_unique_pct",
-		"write_write_conflict_pct", "write_txn_conflict_pct", "racing_insert_conflict_pct", "racing_insert_share_pct"}
+		"write_write_conflict_pct", "write_txn_conflict_pct", "racing_insert_conflict_pct", "racing_insert_share_pct",
+		"server_signalled_conflict_pct", "write_txn_server_signalled_pct", "resolved_without_error_pct", "racing_copies_resolved_pct"}
 	cliLostKeys     = []string{"count", "timeline"}
 	cliLostSecKeys  = []string{"second", "errors", "timeouts"}
-	cliTopKeys      = []string{"run", "experiments"}
+	cliTopKeys      = []string{"run", "experiments", "repeats"}
 	cliLatencyNames = append(append(append([]string{}, cliClasses...), cliReadKinds...), cliWriteKinds...)
 )
 

@@ -47,9 +47,15 @@ func cmdDiff(_ context.Context, e *env, args []string) error {
 	} else {
 		fmt.Fprintf(w, "NOT COMPARABLE: %s\n", termsafe.Escape(strings.Join(r.Differences, "; ")))
 	}
-	fmt.Fprintf(w, "changes of new against base with their %g%% intervals; verdicts from Holm-adjusted p-values over the %d figures tested\n\n", 100*r.Confidence, r.Tested)
+	fmt.Fprintf(w, "changes of new against base with their %g%% intervals; verdicts from Holm-adjusted p-values over the %d figures tested\n", 100*r.Confidence, r.Tested)
+	col := "exp"
+	if r.Repeats[0] > 0 {
+		col = "config"
+		fmt.Fprintf(w, "both runs repeated (%d and %d repeats): each configuration's mean across its repeats, intervals from the spread between repeats (docs/results.md \"Repeats\")\n", r.Repeats[0], r.Repeats[1])
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "exp\tfigure\tbase\tnew\tchange\tinterval\tHolm p\tverdict\t")
+	fmt.Fprintln(tw, col+"\tfigure\tbase\tnew\tchange\tinterval\tHolm p\tverdict\t")
 	for _, f := range r.Figures {
 		p := "-"
 		if !math.IsNaN(f.AdjustedP) {

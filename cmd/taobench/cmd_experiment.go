@@ -66,6 +66,7 @@ type expFlags struct {
 	outs    outSpec
 	timeout time.Duration
 	ts      session.TierSpec
+	rep     repeatSpec
 	name    string
 	args    []string // the command line, for redacting status lines
 	// outF is --out, checked.
@@ -75,7 +76,7 @@ type expFlags struct {
 func newExpFlags(name string) *expFlags {
 	f := &expFlags{name: name, fs: flag.NewFlagSet("experiment "+name, flag.ContinueOnError), timeout: time.Second}
 	fs := f.fs
-	f.db.RegisterMany(fs, defaultDB(), dbHelp)
+	f.db.registerMany(fs, defaultDB(), dbHelp)
 	f.gr.register(fs, false, 10_000, "graph size in edges, loaded when the database holds no graph: small, so keys are hot")
 	f.rs.register(fs, runDefaults{threads: 32, warmup: 2 * time.Second, duration: 10 * time.Second, drain: 5 * time.Second,
 		threadsHelp: "concurrent clients of every step; with --rate, the most requests in flight at once",
@@ -84,6 +85,7 @@ func newExpFlags(name string) *expFlags {
 	fs.Var(durationFlag{&f.timeout}, "timeout", "deadline of each request, its retries included: past it a request is cut and counts as a timeout (0: none)")
 	f.outs.register(fs, "write the steps' results and the table as JSON to this file (- for stdout)")
 	registerTiers(fs, &f.ts, "experiment "+name)
+	f.rep.register(fs, "every step")
 	return f
 }
 
@@ -98,7 +100,7 @@ func (f *expFlags) parse(e *env, args []string) error {
 	if f.timeout < 0 {
 		return badInput("%s: --timeout must be 0 (none) or more", n)
 	}
-	if err := errors.Join(f.gr.check(n, f.fs), f.rs.check(n, f.fs, true), f.ol.check(n, f.fs, false), f.ts.Check()); err != nil {
+	if err := errors.Join(f.gr.check(n, f.fs), f.rs.check(n, f.fs, true), f.ol.check(n, f.fs, false), f.ts.Check(), f.rep.check(n, f.ts)); err != nil {
 		return err
 	}
 	var err error
@@ -121,19 +123,22 @@ func (f *expFlags) paper(ctx context.Context, e *env, first *workload.Workload, 
 	e.sizeProcs(0, f.rs.threads)
 	sink := e.sink(func(i, k int, label string, x run.Experiment) {
 		fmt.Fprintf(e.stderr, "step %d of %d: %s: %d threads, warmup %v, duration %v%s, request timeout %v, retries %d\n",
-			i+1, k, label, x.Threads, x.Warmup, x.Duration, session.RateNote(x.Rate, f.ol.arrival), f.timeout, f.rs.retries)
+			i+1, k, label, x.Threads, x.Warmup, x.Duration, rateNote(x.Rate, f.ol.arrival), f.timeout, f.rs.retries)
 	}, nil)
-	s, err := openSession(ctx, e, f.db.URL, session.Options{Name: n, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr, More: f.db.More, Weights: f.db.Weights, Tiers: f.ts})
+	s, err := openSession(ctx, e, &f.db, f.outs.metricsAddr, session.Options{Name: n, Clients: f.rs.threads, Sink: sink, Tiers: f.ts})
 	if err != nil {
 		return err
 	}
 	defer closeSession(e, s)
-	p, err := do(s, session.Ladder{
+	p, err := f.rep.repeatPaper(ctx, e, s, session.Ladder{
 		Experiment: f.rs.experiment(f.ol.rate),
 		Config: run.Config{Seed: f.rs.seed, Retries: f.rs.retries, Timeout: f.timeout, Drain: f.rs.drain,
 			Status: store.RedactWriter{W: e.stderr, Args: f.args}, Arrival: f.ol.arrival},
 		Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven, LoadThreads: f.gr.loadThreads, Tiers: f.ts,
-	})
+	}, first, do)
+	if rerr := writeRepeats(e, &f.rep, p); rerr != nil {
+		return rerr
+	}
 	if werr := p.WriteTo(f.outF); werr != nil {
 		return werr
 	}
@@ -152,7 +157,7 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 	if err := f.parse(e, args); err != nil {
 		return err
 	}
-	hs, err := session.ParseHolds(*holds)
+	hs, err := parseHolds(*holds)
 	if err != nil {
 		return badInput("experiment lock-hold: --holds %q: %v", *holds, err)
 	}
@@ -161,7 +166,7 @@ func cmdLockHold(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return f.paper(ctx, e, base, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
-		return s.LockHold(ctx, l, base, hs, e.stdout)
+		return s.LockHold(ctx, l, base, hs)
 	})
 }
 
@@ -176,7 +181,7 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 	if err := f.parse(e, args); err != nil {
 		return err
 	}
-	ws, err := session.ParseWaits(*waits)
+	ws, err := parseWaits(*waits)
 	if err != nil {
 		return badInput("experiment precondition-wait: %v", err)
 	}
@@ -188,7 +193,7 @@ func cmdPreconditionWait(ctx context.Context, e *env, args []string) error {
 		return badInput("experiment precondition-wait: workload %s draws no write_version or read_version precondition, so no write would wait; use --workload preconditioned or add one", base.Name)
 	}
 	return f.paper(ctx, e, base, func(s *session.Session, l session.Ladder) (*session.Paper, error) {
-		return s.PreconditionWait(ctx, l, base, "waits "+*waits, ws, e.stdout)
+		return s.PreconditionWait(ctx, l, base, "waits "+*waits, ws)
 	})
 }
 
@@ -227,6 +232,6 @@ func compare(ctx context.Context, e *env, f *expFlags, name string, wls []string
 		return err
 	}
 	return f.paper(ctx, e, ws[0], func(s *session.Session, l session.Ladder) (*session.Paper, error) {
-		return s.Compare(ctx, l, name, ws, e.stdout)
+		return s.Compare(ctx, l, name, ws)
 	})
 }

@@ -22,7 +22,7 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 		db dbSpec
 		gr graphSpec
 	)
-	db.RegisterMany(fs, defaultDB(), dbHelp)
+	db.registerMany(fs, defaultDB(), dbHelp)
 	gr.register(fs, true, defaultEdges, "graph size in edges (the original suggests 165000000)")
 	seed := fs.Uint64("seed", defaultSeed, "graph seed")
 	drop := fs.Bool("drop", false, "drop taobench's tables first, replacing whatever graph is there")
@@ -31,7 +31,7 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	ld, err := session.ParseLoadPart(*part)
+	ld, err := parseLoadPart(*part)
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func cmdLoad(ctx context.Context, e *env, args []string) error {
 	if err := spec.Check("load"); err != nil {
 		return err
 	}
-	s, err := openSession(ctx, e, db.URL, session.Options{Name: "load", Clients: gr.loadThreads, MetricsAddr: *metricsAddr, More: db.More, Weights: db.Weights})
+	s, err := openSession(ctx, e, &db, *metricsAddr, session.Options{Name: "load", Clients: gr.loadThreads})
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 		rs   runSpec
 		outs outSpec
 	)
-	db.Register(fs, "", "check a database instead: what it holds and what a short run finds there")
+	db.register(fs, "", "check a database instead: what it holds and what a short run finds there")
 	gr.register(fs, true, defaultEdges, "size of the computed graph (without --db, or to load into an empty --db)")
 	rs.register(fs, runDefaults{threads: 4, warmup: time.Second, duration: 10 * time.Second, drain: 10 * time.Second, procs: true,
 		threadsHelp: "with --db: clients of the short run",
@@ -112,7 +112,7 @@ func validateDB(ctx context.Context, e *env, dbURL, metricsAddr string, gr graph
 	if err := gr.of(cfg.Workload).Check(); err != nil {
 		return err
 	}
-	s, err := openSession(ctx, e, dbURL, session.Options{Name: "validate", Clients: x.Threads, MetricsAddr: metricsAddr})
+	s, err := openSession(ctx, e, &dbSpec{URL: dbURL}, metricsAddr, session.Options{Name: "validate", Clients: x.Threads})
 	if err != nil {
 		return err
 	}
@@ -132,7 +132,7 @@ func validateDB(ctx context.Context, e *env, dbURL, metricsAddr string, gr graph
 func openRecorded(ctx context.Context, e *env, name string, args []string) (*session.Session, map[string]string, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var db dbSpec
-	db.Register(fs, defaultDB(), "database `URL`")
+	db.register(fs, defaultDB(), "database `URL`")
 	if err := parse(fs, args); err != nil {
 		return nil, nil, err
 	}
@@ -166,7 +166,7 @@ func cmdInfo(ctx context.Context, e *env, args []string) error {
 func cmdSchema(ctx context.Context, e *env, args []string) error {
 	fs := flag.NewFlagSet("schema", flag.ContinueOnError)
 	var db dbSpec
-	db.Register(fs, defaultDB(), "database `URL` (the DDL depends on the database)")
+	db.register(fs, defaultDB(), "database `URL` (the DDL depends on the database)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -30,13 +30,13 @@ func cmdRate(ctx context.Context, e *env, args []string) error {
 	probes := 0
 	p, err := lf.prepare(ctx, e, fs, args, nil, func(x *result.Experiment) {
 		probes++
-		session.WriteProbe(e.stdout, probes, x, slas)
+		writeProbe(e.stdout, probes, x, slas)
 	})
 	if err != nil {
 		return err
 	}
 	defer p.close()
-	session.WriteProbesTitle(e.stdout, "rating", p.info, lf.rs.experiment(0), p.cfg.Arrival, "probe", "; SLA "+spec.SLAText())
+	writeProbesTitle(e.stdout, "rating", p.info, lf.rs.experiment(0), p.cfg.Arrival, "probe", "; SLA "+spec.SLAText())
 	r, err := p.Rate(ctx, spec)
 	if err != nil {
 		return err
@@ -48,6 +48,6 @@ func cmdRate(ctx context.Context, e *env, args []string) error {
 		}
 		return &exitError{exitFailed, fmt.Errorf("rate: even the lowest target, %g req/s, does not meet the SLA (see probe 1); give a lower --start, more --threads, or a looser --sla", *start)}
 	}
-	session.WriteRating(e.stdout, r, *maxProbes)
+	writeRating(e.stdout, r, *maxProbes)
 	return p.finish()
 }

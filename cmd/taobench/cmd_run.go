@@ -26,17 +26,19 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		outs outSpec
 		dist session.SplitSpec
 		ts   session.TierSpec
+		rp   repeatSpec
 		proc = runDefaults{threads: 8, warmup: 2 * time.Second, duration: 10 * time.Second, drain: 10 * time.Second, procs: true,
 			threadsHelp: "concurrent clients; with --rate, the most requests in flight at once (too few: requests queue, and the report says the rate was not reached)",
 			seedHelp:    "request seed (default: a new one each run, printed); the graph's seed is the database's"}
 	)
-	db.RegisterMany(fs, defaultDB(), dbHelp+", or null (no database)")
+	db.registerMany(fs, defaultDB(), dbHelp+", or null (no database)")
 	gr.register(fs, true, defaultEdges, "graph size in edges: loaded when the database holds no graph; the size used with --db null")
 	rs.register(fs, proc)
 	ol.register(fs, true, "target rate in requests per second across all clients (open loop; latency counts from each request's intended start); 0: closed loop")
 	outs.register(fs, "write the results as JSON to this file (rewritten after each experiment; a device such as /dev/stdout gets one document at the end)")
 	registerSplit(fs, &dist)
 	registerTiers(fs, &ts, "run")
+	rp.register(fs, "the experiments")
 	inject := fs.Bool("inject-latency", false, "before each request, sleep a client-side delay drawn from the workload's read_operation_latency, write_operation_latency or write_txn_latency (emulated cross-region round trips; included in latency, reported as injected_us)")
 	expFile := fs.String("experiments", "", "file of experiments, one threads,warmup,duration[,rate] per line (overrides --threads/--warmup/--duration; --rate applies to lines without a rate)")
 	format := fs.String("format", "text", "formats written to standard output, comma-separated: text (per experiment, as it ends), json (one document when the run ends), e.g. text,json")
@@ -48,7 +50,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := errors.Join(gr.check("run", fs), rs.check("run", fs, *expFile == ""), ol.check("run", fs, *expFile != ""), ts.Check()); err != nil {
+	if err := errors.Join(gr.check("run", fs), rs.check("run", fs, *expFile == ""), ol.check("run", fs, *expFile != ""), ts.Check(), rp.check("run", ts)); err != nil {
 		return err
 	}
 	exps := []run.Experiment{rs.experiment(ol.rate)}
@@ -65,6 +67,9 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	mine, firsts, err := split.Share("run", exps)
 	if err != nil {
 		return badInputErr(err)
+	}
+	if rp.n > 1 && (split.RunID != "" || split.Driver.Many() || !split.Start.IsZero()) {
+		return badInput("run: --repeat with --run-id, --driver or --start-at: the drivers of one run share its run numbers and its schedule, which a repeat would replay late; run each repeat as a run of its own, with its own --run-id and --start-at")
 	}
 	maxThreads := 0
 	for _, x := range mine {
@@ -94,10 +99,30 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	var info *result.Run
+	// Experiments of earlier repeats, and this one's number (from 0): the
+	// session reports one repeat's experiments at a time.
+	var before []*result.Experiment
+	repeat := 0
+	textOut := false
+	for _, r := range reporters {
+		textOut = textOut || r.Name == "text"
+	}
 	sink := e.sink(func(i, n int, _ string, x run.Experiment) {
-		fmt.Fprintf(e.stderr, "experiment %d of %d: %d threads, warmup %v, duration %v%s, workload %s on %s\n",
-			i+1, n, x.Threads, x.Warmup, x.Duration, session.RateNote(x.Rate, ol.arrival), w.Name, store.Redact(db.URL))
-	}, func(done []*result.Experiment, final bool) error {
+		of := ""
+		if rp.n > 1 {
+			of = fmt.Sprintf(" (repeat %d of %d)", repeat+1, rp.n)
+		}
+		fmt.Fprintf(e.stderr, "experiment %d of %d%s: %d threads, warmup %v, duration %v%s, workload %s on %s\n",
+			i+1, n, of, x.Threads, x.Warmup, x.Duration, rateNote(x.Rate, ol.arrival), w.Name, store.Redact(db.URL))
+	}, func(cur []*result.Experiment, final bool) error {
+		if rp.n > 1 {
+			cur[len(cur)-1].Repeat = repeat + 1
+		}
+		done := append(before[:len(before):len(before)], cur...)
+		// The session's final is this repeat's last experiment or a stop;
+		// the run's, the last repeat's or a stop.
+		last := cur[len(cur)-1]
+		final = final && (repeat == rp.n-1 || last.Interrupted || ctx.Err() != nil)
 		if len(done) == 1 {
 			res := done[0]
 			fmt.Fprintf(e.stderr, "first request issued %.3f s after taobench started\n",
@@ -108,6 +133,11 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		}
 		if err := outF.WriteRun(info, done, final); err != nil {
 			return err
+		}
+		if final && textOut && rp.n > 1 {
+			if err := textreport.WriteRepeats(e.stdout, done, runLabels(exps, ol.arrival)); err != nil {
+				return err
+			}
 		}
 		return logF.WriteMeasured(func(w io.Writer) error { return textreport.WriteHDRLog(w, done) }, done, final)
 	})
@@ -121,7 +151,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err := gr.of(w).Check(); err != nil {
 		return err
 	}
-	s, err := openSession(ctx, e, db.URL, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, MetricsAddr: outs.metricsAddr, ReadOnly: alone, More: db.More, Weights: db.Weights, Tiers: ts})
+	s, err := openSession(ctx, e, &db, outs.metricsAddr, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, ReadOnly: alone, Tiers: ts})
 	if err != nil {
 		return err
 	}
@@ -141,7 +171,26 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	}
 	defer closeTiers()
 	cfg.Store = front
-	done, err := s.Run(ctx, session.Plan{Config: cfg, Experiments: exps})
+	var done []*result.Experiment
+	seed0 := cfg.Seed
+	for ; repeat < rp.n; repeat++ {
+		if repeat > 0 && rp.reload {
+			if err = reloadGraph(ctx, e, s, info, w, gr.loadThreads); err != nil {
+				break
+			}
+		}
+		cfg.Seed = rp.seed(seed0, repeat)
+		if note := rp.note(repeat, cfg.Seed); note != "" {
+			fmt.Fprintln(e.stderr, note)
+		}
+		var cur []*result.Experiment
+		cur, err = s.Run(ctx, session.Plan{Config: cfg, Experiments: exps})
+		done = append(done, cur...)
+		before = done
+		if err != nil {
+			break
+		}
+	}
 	interrupted := errors.Is(err, errInterrupted)
 	if err != nil && !interrupted {
 		return err
@@ -153,4 +202,13 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return limitsErr("run", session.Limits{MaxLostPct: maxLost, MaxStall: maxStall}.Check(done))
+}
+
+// runLabels name run's experiments in the repeats' summary.
+func runLabels(exps []run.Experiment, a run.Arrival) []string {
+	out := make([]string, len(exps))
+	for i, x := range exps {
+		out[i] = fmt.Sprintf("experiment %d: %d threads%s", i+1, x.Threads, rateNote(x.Rate, a))
+	}
+	return out
 }

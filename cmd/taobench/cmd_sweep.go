@@ -28,7 +28,7 @@ type loadFlags struct {
 }
 
 func (f *loadFlags) register(fs *flag.FlagSet) {
-	f.db.RegisterMany(fs, defaultDB(), dbHelp+", or null (null?delay=1ms emulates a latency)")
+	f.db.registerMany(fs, defaultDB(), dbHelp+", or null (null?delay=1ms emulates a latency)")
 	f.gr.register(fs, true, defaultEdges, "graph size in edges: loaded when the database holds no graph; the size used with --db null")
 	f.rs.register(fs, runDefaults{threads: 64, warmup: 5 * time.Second, duration: 20 * time.Second, drain: 10 * time.Second, procs: true,
 		threadsHelp: "clients of every probe: the most requests in flight at once",
@@ -82,7 +82,7 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 	if err := f.gr.of(w).Check(); err != nil {
 		return nil, err
 	}
-	s, err := openSession(ctx, e, f.db.URL, session.Options{Name: c, Clients: f.rs.threads, Sink: sink, MetricsAddr: f.outs.metricsAddr, More: f.db.More, Weights: f.db.Weights, Tiers: f.ts})
+	s, err := openSession(ctx, e, &f.db, f.outs.metricsAddr, session.Options{Name: c, Clients: f.rs.threads, Sink: sink, Tiers: f.ts})
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	spec := session.SweepSpec{Start: *start, Factor: *factor, MaxSteps: *maxSteps, MaxP99: maxP99}
 	if *ratesFlag != "" {
 		var err error
-		if spec.Rates, err = session.ParseRates(*ratesFlag); err != nil {
+		if spec.Rates, err = parseRates(*ratesFlag); err != nil {
 			return badInput("sweep: --rates: %v", err)
 		}
 	}
@@ -136,18 +136,18 @@ func cmdSweep(ctx context.Context, e *env, args []string) error {
 	p, err := lf.prepare(ctx, e, fs, args, func(x run.Experiment) {
 		step++
 		fmt.Fprintf(e.stderr, "step %d: target %g req/s\n", step, x.Rate)
-	}, func(x *result.Experiment) { session.WriteSweepRow(e.stdout, session.RowOf(x)) })
+	}, func(x *result.Experiment) { writeSweepRow(e.stdout, session.RowOf(x)) })
 	if err != nil {
 		return err
 	}
 	defer p.close()
 
-	session.WriteProbesTitle(e.stdout, "sweep", p.info, lf.rs.experiment(0), p.cfg.Arrival, "step", "")
-	session.WriteSweepHeader(e.stdout)
+	writeProbesTitle(e.stdout, "sweep", p.info, lf.rs.experiment(0), p.cfg.Arrival, "step", "")
+	writeSweepHeader(e.stdout)
 	end, err := p.Sweep(ctx, spec)
 	if err != nil {
 		return err
 	}
-	session.WriteSweepEnd(e.stdout, end)
+	writeSweepEnd(e.stdout, end)
 	return p.finish()
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/taobench/taobench/internal/flagx"
 	"github.com/taobench/taobench/internal/sysmon"
+	"github.com/taobench/taobench/livemetrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
@@ -77,7 +78,7 @@ func dbFromEnv(fs *flag.FlagSet) error {
 	if f == nil {
 		return nil
 	}
-	if err := f.Value.(*session.DBFlag).FromEnv(); err != nil {
+	if err := f.Value.(*dbSpec).fromEnv(); err != nil {
 		return badInput("%s: --db %v", fs.Name(), err)
 	}
 	return nil
@@ -133,16 +134,44 @@ func loadWorkloads(e *env, names []string, inject bool) ([]*workload.Workload, e
 
 // openSession opens the database of a command, printing what the store
 // says about how it opened (through the sink); close it with
-// closeSession. The sink is the
-// command's (sink) unless opts gives one.
-func openSession(ctx context.Context, e *env, dbURL string, opts session.Options) (*session.Session, error) {
+// closeSession. The sink is the command's (sink) unless opts gives one.
+// db gives the URL and any further endpoints with their weights.
+// metricsAddr, unless "", serves live metrics there (--metrics-addr) as
+// the session's Monitor, bound before the database is opened so that a
+// bad address or a port in use leaves nothing behind.
+func openSession(ctx context.Context, e *env, db *dbSpec, metricsAddr string, opts session.Options) (*session.Session, error) {
+	ws, err := db.weights(opts.Name)
+	if err != nil {
+		return nil, err
+	}
+	opts.More, opts.Weights = db.More, ws
 	if opts.Sink == nil {
 		opts.Sink = e.sink(nil, nil)
 	}
 	if opts.RuntimeMonitor == "" {
 		opts.RuntimeMonitor = sysmon.State()
 	}
-	return session.Open(ctx, dbURL, opts)
+	var srv *livemetrics.Server
+	if metricsAddr != "" {
+		if srv, err = livemetrics.Listen(metricsAddr); err != nil {
+			return nil, &session.InputError{Err: fmt.Errorf("%s: --metrics-addr: %v", opts.Name, err)}
+		}
+		opts.Monitor = srv
+	}
+	s, err := session.Open(ctx, db.URL, opts)
+	if err != nil {
+		if srv != nil {
+			srv.Close()
+		}
+		return nil, err
+	}
+	if srv != nil {
+		opts.Sink.Note(fmt.Sprintf("serving Prometheus metrics at http://%s/metrics", srv.Addr()))
+		if n := srv.Note(); n != "" {
+			opts.Sink.Note(n)
+		}
+	}
+	return s, nil
 }
 
 // sink is how a command shows a session's work: notes and load progress

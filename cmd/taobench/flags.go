@@ -3,7 +3,10 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/taobench/taobench/store"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/taobench/taobench/internal/flagx"
@@ -53,9 +56,88 @@ func flagForms() map[string]string {
 	}
 }
 
-// dbSpec is --db; where a command spreads its clients over several
-// endpoints, given again, and --db-weights (session.DBFlag registers them).
-type dbSpec = session.DBFlag
+// dbSpec is --db as a flag.Value (and, where a command spreads its
+// clients over several endpoints, --db-weights): the first value replaces the default
+// URL, and, when Many, each further one adds an endpoint (More); else a
+// second --db is refused as any flag given twice is (flagx).
+type dbSpec struct {
+	URL  string
+	More []string
+	Many bool
+	// Weights is --db-weights, with Many.
+	Weights string
+	set     bool
+}
+
+// register registers --db on fs, default def: one URL.
+func (f *dbSpec) register(fs *flag.FlagSet, def, help string) {
+	f.URL = def
+	fs.Var(f, "db", help)
+}
+
+// registerMany registers --db, which may be given again for more
+// endpoints of the same database, and --db-weights.
+func (f *dbSpec) registerMany(fs *flag.FlagSet, def, help string) {
+	f.Many = true
+	f.register(fs, def, help+"; given again, another server of the same database: clients and loaders are spread over them (docs/distributed.md)")
+	fs.StringVar(&f.Weights, "db-weights", "", "with --db given N times: N shares of the clients, in --db order, e.g. 2,1,1 (default: equal)")
+}
+
+func (f *dbSpec) String() string { return f.URL }
+
+// Set takes one --db.
+func (f *dbSpec) Set(v string) error {
+	if f.set {
+		f.More = append(f.More, v)
+	} else {
+		f.URL, f.set = v, true
+	}
+	return nil
+}
+
+// Repeatable lets flagx accept --db again where a command spreads its
+// clients over several endpoints.
+func (f *dbSpec) Repeatable() bool { return f.Many }
+
+// fromEnv replaces each env:NAME among the URLs by the URL in the
+// environment variable NAME (store.FromEnv).
+func (f *dbSpec) fromEnv() error {
+	var err error
+	if f.URL, err = store.FromEnv(f.URL); err != nil {
+		return err
+	}
+	for i, u := range f.More {
+		if f.More[i], err = store.FromEnv(u); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// weights are --db-weights for the endpoints given: nil for equal shares.
+// Its errors name the flags (cmd starts them).
+func (f *dbSpec) weights(cmd string) ([]int, error) {
+	n := 1 + len(f.More)
+	if f.Weights == "" {
+		return nil, nil
+	}
+	if n == 1 {
+		return nil, badInput("%s: --db-weights %s with one --db: give --db once per endpoint, or drop --db-weights", cmd, f.Weights)
+	}
+	parts := strings.Split(f.Weights, ",")
+	if len(parts) != n {
+		return nil, badInput("%s: --db-weights %s: %d weight(s) for %d endpoint(s) (--db given %d times); give one weight per --db, in order", cmd, f.Weights, len(parts), n, n)
+	}
+	ws := make([]int, n)
+	for i, p := range parts {
+		w, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || w < 1 || w > run.MaxClients {
+			return nil, badInput("%s: --db-weights %s: weight %d is %q; give whole numbers from 1 to %d, such as 2,1,1", cmd, f.Weights, i+1, p, run.MaxClients)
+		}
+		ws[i] = w
+	}
+	return ws, nil
+}
 
 // graphSpec is the workload and the graph to load when the database holds
 // none: --workload (unless the command has its own), --edges,

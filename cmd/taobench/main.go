@@ -38,6 +38,7 @@ Usage:
   taobench merge     RESULTS.json... [-o FILE] [--format text,json]
   taobench report    RESULTS.json... [-o report.html]   (one HTML page of charts; several files compared)
   taobench diff      BASE.json NEW.json [--confidence 0.95]   (each figure's change with its interval and a verdict)
+  taobench ratio     [ROUNDS] [--label L]   (lines "NUM DEN", one per round: their ratio with a 95%% interval)
   taobench workloads
   taobench version   (also --version)
 
@@ -98,7 +99,7 @@ var commands = map[string]func(context.Context, *env, []string) error{
 	"run": cmdRun, "load": cmdLoad, "sweep": cmdSweep, "rate": cmdRate,
 	"validate": cmdValidate, "check": cmdCheck, "experiment": cmdExperiment,
 	"info": cmdInfo, "schema": cmdSchema, "workloads": cmdWorkloads,
-	"merge": cmdMerge, "report": cmdReport, "diff": cmdDiff,
+	"merge": cmdMerge, "report": cmdReport, "diff": cmdDiff, "ratio": cmdRatio,
 	"version": cmdVersion, "-version": cmdVersion, "--version": cmdVersion,
 }
 

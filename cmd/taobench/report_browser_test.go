@@ -170,6 +170,7 @@ func TestReportInBrowser(t *testing.T) {
 			t.Errorf("%s: the page is wider than the %d px screen", view.name, view.width)
 		}
 	}
+	checkIntervalsInBrowser(t, bctx, dir, artifacts)
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range problems {

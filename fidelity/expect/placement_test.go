@@ -36,7 +36,8 @@ func TestGraphRowsPlacementAndDamage(t *testing.T) {
 	empty, meanNE, _ := sizeStats(w.PayloadSizes, true)
 	inv.EdgeValuesEmpty = int64(empty * float64(fwd))
 	inv.EdgeValueBytes = int64(meanNE * float64(fwd-inv.EdgeValuesEmpty))
-	inv.ObjectValues, inv.ObjectValueBytes = g.Nodes(), 150*g.Nodes()
+	_, meanO, _ := sizeStats(w.ObjectPayloads(), false)
+	inv.ObjectValues, inv.ObjectValueBytes = g.Nodes(), int64(math.Round(meanO*float64(g.Nodes())))
 	runs := int64(0)
 	verdicts := func(inv store.Inventory) map[string]string {
 		m := map[string]string{}

@@ -37,6 +37,76 @@
     ctx.restore();
   }
 
+  // clampY is the canvas y of value v on the y scale, kept inside the plot
+  // (a log scale cannot place a bound at or below 0: it goes to the bottom).
+  function clampY(u, v) {
+    var top = u.bbox.top, bottom = u.bbox.top + u.bbox.height;
+    if (v == null || (u.scales.y.distr === 3 && v <= 0)) return bottom;
+    return Math.min(bottom, Math.max(top, u.valToPos(v, "y", true)));
+  }
+
+  function clampX(u, v) {
+    var left = u.bbox.left, right = u.bbox.left + u.bbox.width;
+    return Math.min(right, Math.max(left, u.valToPos(v, "x", true)));
+  }
+
+  // drawBands shades each band (a confidence interval over a window) in its
+  // colour, translucent, under the series; el.dataset.bands counts those
+  // that cover a visible area.
+  function drawBands(el, bands) {
+    return function (u) {
+      var ctx = u.ctx, n = 0;
+      ctx.save();
+      bands.forEach(function (b) {
+        var x0 = clampX(u, b.xy[0]), x1 = clampX(u, b.xy[1]);
+        var y0 = clampY(u, b.xy[3]), y1 = clampY(u, b.xy[2]);
+        ctx.globalAlpha = 0.18;
+        ctx.fillStyle = b.color;
+        ctx.fillRect(x0, y0, x1 - x0, Math.max(y1 - y0, devicePixelRatio));
+        ctx.globalAlpha = 0.6;
+        ctx.strokeStyle = b.color;
+        ctx.setLineDash([3 * devicePixelRatio, 3 * devicePixelRatio]);
+        ctx.strokeRect(x0, y0, x1 - x0, Math.max(y1 - y0, devicePixelRatio));
+        if (x1 > x0) n++;
+      });
+      ctx.restore();
+      el.dataset.bands = String(n);
+    };
+  }
+
+  // drawBars draws each error bar: a vertical line with caps from lo to hi
+  // at x and, when given, a horizontal one from xlo to xhi at y;
+  // el.dataset.bars counts those drawn inside the plot.
+  function drawBars(el, bars) {
+    return function (u) {
+      var ctx = u.ctx, n = 0, cap = 4 * devicePixelRatio;
+      ctx.save();
+      ctx.lineWidth = 1.5 * devicePixelRatio;
+      bars.forEach(function (b) {
+        var v = b.v;
+        if (v[0] == null || v[2] == null || v[3] == null) return;
+        var x = u.valToPos(v[0], "x", true);
+        if (x < u.bbox.left - 1 || x > u.bbox.left + u.bbox.width + 1) return;
+        var lo = clampY(u, v[2]), hi = clampY(u, v[3]);
+        ctx.strokeStyle = b.color;
+        ctx.beginPath();
+        ctx.moveTo(x, lo); ctx.lineTo(x, hi);
+        ctx.moveTo(x - cap, lo); ctx.lineTo(x + cap, lo);
+        ctx.moveTo(x - cap, hi); ctx.lineTo(x + cap, hi);
+        if (v[4] != null && v[5] != null && v[1] != null) {
+          var y = clampY(u, v[1]), xl = clampX(u, v[4]), xh = clampX(u, v[5]);
+          ctx.moveTo(xl, y); ctx.lineTo(xh, y);
+          ctx.moveTo(xl, y - cap); ctx.lineTo(xl, y + cap);
+          ctx.moveTo(xh, y - cap); ctx.lineTo(xh, y + cap);
+        }
+        ctx.stroke();
+        n++;
+      });
+      ctx.restore();
+      el.dataset.bars = String(n);
+    };
+  }
+
   // padded widens a scatter's x range by 5% so the end points are not cut.
   function padded(u, min, max) {
     var d = max > min ? (max - min) * 0.05 : Math.abs(max) * 0.1 || 1;
@@ -93,7 +163,10 @@
         };
       })),
       legend: { live: true },
-      hooks: { drawClear: c.warmup ? [shadeWarmup] : [], draw: [report(el)] }
+      hooks: {
+        drawClear: (c.warmup ? [shadeWarmup] : []).concat(c.bands ? [drawBands(el, c.bands)] : []),
+        draw: (c.bars ? [drawBars(el, c.bars)] : []).concat([report(el)])
+      }
     };
     el.dataset.colors = JSON.stringify(c.series.map(function (d) { return d.color; }));
     var u = new uPlot(opts, [c.x].concat(c.series.map(function (d) { return d.y; })), el);

@@ -155,10 +155,11 @@ func MariaDBReplicas(t testing.TB) []string {
 	return urls
 }
 
-// cluster runs bench/cluster/NAME start in a directory of the test's own
-// on a free base port (each offset in offsets, +0..2, free), stops it when
-// the test ends, and returns the 3 URLs it printed and its data directory.
-func cluster(t testing.TB, name string, offsets []int) ([]string, string) {
+// cluster runs bench/cluster/NAME start (with args after the port) in a
+// directory of the test's own on a free base port (each offset in offsets,
+// +0..2, free), stops it when the test ends, and returns the 3 URLs it
+// printed and its data directory.
+func cluster(t testing.TB, name string, offsets []int, args ...string) ([]string, string) {
 	t.Helper()
 	_, here, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(here), "..", "..", "bench", "cluster", name)
@@ -179,7 +180,7 @@ func cluster(t testing.TB, name string, offsets []int) ([]string, string) {
 		d := filepath.Join(dir, fmt.Sprint("c", attempt))
 		out.Reset()
 		errOut.Reset()
-		cmd := exec.Command(script, "start", d, fmt.Sprint(freeBase(t, offsets)))
+		cmd := exec.Command(script, append([]string{"start", d, fmt.Sprint(freeBase(t, offsets))}, args...)...)
 		cmd.Stdout, cmd.Stderr = &out, &errOut
 		t.Cleanup(func() {
 			if err := exec.Command(script, "stop", d).Run(); err != nil {

@@ -160,7 +160,7 @@ func postgresDialect() *dialect {
 		// changes its timestamp, which edges_time indexes, so it cannot
 		// be HOT whatever the fill factor: TAO's assoc time is data that
 		// orders the list.
-		"CREATE TABLE IF NOT EXISTS objects (id BIGINT NOT NULL, timestamp BIGINT NOT NULL, value VARCHAR(150) NOT NULL, " +
+		"CREATE TABLE IF NOT EXISTS objects (id BIGINT NOT NULL, timestamp BIGINT NOT NULL, value VARCHAR(4096) NOT NULL, " +
 			"version BIGINT NOT NULL, CONSTRAINT objects_pkey PRIMARY KEY (id)) WITH (fillfactor = 90)",
 		"CREATE TABLE IF NOT EXISTS edges (id1 BIGINT NOT NULL, id2 BIGINT NOT NULL, type BIGINT NOT NULL, timestamp BIGINT NOT NULL, " +
 			"value VARCHAR(150) NOT NULL, version BIGINT NOT NULL, ukey BIGINT NOT NULL, CONSTRAINT edges_pkey PRIMARY KEY (id1, type, id2))",
@@ -228,7 +228,7 @@ func sqliteDialect() *dialect {
 		metaDDL,
 		ownerRecord(d),
 		// INTEGER PRIMARY KEY is SQLite's rowid: the table is the index.
-		"CREATE TABLE IF NOT EXISTS objects (id INTEGER NOT NULL PRIMARY KEY, timestamp BIGINT NOT NULL, value VARCHAR(150) NOT NULL, " +
+		"CREATE TABLE IF NOT EXISTS objects (id INTEGER NOT NULL PRIMARY KEY, timestamp BIGINT NOT NULL, value VARCHAR(4096) NOT NULL, " +
 			"version BIGINT NOT NULL)",
 		// WITHOUT ROWID clusters edges by their key, as InnoDB does.
 		"CREATE TABLE IF NOT EXISTS edges (id1 BIGINT NOT NULL, id2 BIGINT NOT NULL, type BIGINT NOT NULL, timestamp BIGINT NOT NULL, " +
@@ -269,7 +269,7 @@ func mysqlDialect() *dialect {
 	d.schema = []string{
 		metaDDL,
 		ownerRecord(d),
-		"CREATE TABLE IF NOT EXISTS objects (id BIGINT NOT NULL, timestamp BIGINT NOT NULL, value VARCHAR(150) NOT NULL, " +
+		"CREATE TABLE IF NOT EXISTS objects (id BIGINT NOT NULL, timestamp BIGINT NOT NULL, value VARCHAR(4096) NOT NULL, " +
 			"version BIGINT NOT NULL, PRIMARY KEY (id))",
 		"CREATE TABLE IF NOT EXISTS edges (id1 BIGINT NOT NULL, id2 BIGINT NOT NULL, type BIGINT NOT NULL, timestamp BIGINT NOT NULL, " +
 			"value VARCHAR(150) NOT NULL, version BIGINT NOT NULL, ukey BIGINT NOT NULL, PRIMARY KEY (id1, type, id2), " +

@@ -110,8 +110,9 @@ const (
 	myProcChecks = 2
 	// myProcVersion names the procedures' generation: a change to their
 	// text or parameters takes a new one, so a database holding an older
-	// one (IF NOT EXISTS keeps it) gets the new one beside it.
-	myProcVersion = 1
+	// one (IF NOT EXISTS keeps it) gets the new one beside it. 2: payload
+	// parameters as wide as objects.value (4096, TAO's Fig. 6 sizes).
+	myProcVersion = 2
 	// parameters per check slot and per operation slot
 	myCheckParams = 5
 	myOpParams    = 9
@@ -180,7 +181,7 @@ func myProcDDL(db string, slots int) string {
 	for i := 1; i <= slots; i++ {
 		// kind (myOpCode), id1, type, id2, time, payload, ukey, inverse type (NULL: none), the inverse's ukey
 		params = append(params, fmt.Sprintf("o%dk TINYINT, o%da BIGINT, o%dt BIGINT, o%db BIGINT, o%dm BIGINT, "+
-			"o%dp VARCHAR(150), o%du BIGINT, o%di BIGINT, o%dw BIGINT", i, i, i, i, i, i, i, i, i))
+			"o%dp VARCHAR(4096), o%du BIGINT, o%di BIGINT, o%dw BIGINT", i, i, i, i, i, i, i, i, i))
 	}
 	w("%s)\nMODIFIES SQL DATA COMMENT %s\nBEGIN\n", strings.Join(params, ", "), myProcComment(db))
 	// k: the statement running touches an association (1) or an object (0).
@@ -544,7 +545,7 @@ func myShapeDDL(db string, ck, op int, inverse bool) string {
 	for i, n := range myShapeParams {
 		params[i] = n + " BIGINT"
 		if n == "op" {
-			params[i] = n + " VARCHAR(150)"
+			params[i] = n + " VARCHAR(4096)" // objects.value's width
 		}
 	}
 	opEdge := op >= myEdgeAdd

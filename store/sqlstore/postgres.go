@@ -541,13 +541,13 @@ func (l *pgLoader) Load(ctx context.Context, objs []tao.Object, edges []tao.Edge
 		if len(objs) > 0 {
 			l.copy.reset(len(objs), func(b []byte, i int) []byte { return appendObject(b, &objs[i]) })
 			if _, err := pg.CopyFrom(ctx, &l.copy, copyObjects); err != nil {
-				return fmt.Errorf("copying %d objects: %w", len(objs), err)
+				return widthHint(fmt.Errorf("copying %d objects: %w", len(objs), err))
 			}
 		}
 		if len(edges) > 0 {
 			l.copy.reset(len(edges), func(b []byte, i int) []byte { return appendEdge(b, &edges[i]) })
 			if _, err := pg.CopyFrom(ctx, &l.copy, copyEdges); err != nil {
-				return fmt.Errorf("copying %d edges: %w", len(edges), err)
+				return widthHint(fmt.Errorf("copying %d edges: %w", len(edges), err))
 			}
 		}
 		return nil
@@ -558,7 +558,7 @@ func (l *pgLoader) Load(ctx context.Context, objs []tao.Object, edges []tao.Edge
 			break
 		}
 	}
-	return err
+	return widthHint(err)
 }
 
 func (l *pgLoader) insert(ctx context.Context, objs []tao.Object, edges []tao.Edge) error {

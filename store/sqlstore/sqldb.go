@@ -363,7 +363,7 @@ func (l *sqlLoader) Load(ctx context.Context, objs []tao.Object, edges []tao.Edg
 			break
 		}
 	}
-	return err
+	return widthHint(err)
 }
 
 // loadGrouped adds the rows to the open group transaction, committing it

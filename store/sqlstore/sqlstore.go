@@ -584,14 +584,16 @@ func (db *DB) edgeAdd(ctx context.Context, q querier, id1 int64, t tao.EdgeType,
 		n, err := q.exec(ctx, sEdgeAdd, id1, id2, int64(t), time, db.payload(p), ukey(t, id2))
 		if err != nil {
 			if db.b.classify(err) == errUnique {
-				return tao.UniqueViolation, nil
+				// The error goes on, so finish keeps the server's code
+				// (23505): a conflict the server signalled.
+				return tao.UniqueViolation, err
 			}
 			return tao.OK, err
 		}
 		if db.d.edgeAddUniqueByRows {
 			// MySQL's upsert: 1 row inserted, 2 updated, 0 a unique collision.
 			if n == 0 {
-				return tao.UniqueViolation, nil
+				return tao.UniqueViolation, err
 			}
 			setFound(r, n == 2)
 			return tao.OK, nil

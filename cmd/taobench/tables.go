@@ -1,4 +1,4 @@
-package session
+package main
 
 import (
 	"fmt"
@@ -11,21 +11,22 @@ import (
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/tao"
 )
 
-// RateNote describes an experiment's loop for its opening line.
-func RateNote(rate float64, a run.Arrival) string {
+// The tables the command prints from the data session returns.
+
+// rateNote describes an experiment's loop for its opening line.
+func rateNote(rate float64, a run.Arrival) string {
 	if rate == 0 {
 		return ", closed loop"
 	}
 	return fmt.Sprintf(", target rate %s req/s (%s arrivals)", strconv.FormatFloat(rate, 'f', -1, 64), a)
 }
 
-// The tables the command prints, for any program that wants them.
-
-// WriteHoldTable prints the lock-hold table.
-func WriteHoldTable(w io.Writer, info *result.Run, rows []HoldRow) {
+// writeHoldTable prints the lock-hold table.
+func writeHoldTable(w io.Writer, info *result.Run, rows []session.HoldRow) {
 	fmt.Fprintf(w, "lock hold time (TAOBench §6.2, Fig. 12): workload %s on %s, %d edges, retries %d\n", info.Workload, info.Database, info.Edges, info.Retries)
 	fmt.Fprintln(w, "conflict %: writes that met a lock conflict (object or association; any attempt); timeout %, failed %: final outcome of writes")
 	if len(rows) > 0 && rows[0].TargetRate > 0 {
@@ -44,8 +45,8 @@ func WriteHoldTable(w io.Writer, info *result.Run, rows []HoldRow) {
 	tw.Flush()
 }
 
-// WriteWaitTable prints the precondition-wait table.
-func WriteWaitTable(w io.Writer, info *result.Run, threads int, rows []WaitRow) {
+// writeWaitTable prints the precondition-wait table.
+func writeWaitTable(w io.Writer, info *result.Run, threads int, rows []session.WaitRow) {
 	fmt.Fprintf(w, "precondition wait (TAOBench §6.3, Fig. 13): workload %s on %s, %d edges, %d threads, retries %d\n",
 		info.Workload, info.Database, info.Edges, threads, info.Retries)
 	fmt.Fprintln(w, "failed %: writes with a version precondition that failed on it, by the wait drawn; ratio: to the first positive wait's")
@@ -61,9 +62,9 @@ func WriteWaitTable(w io.Writer, info *result.Run, threads int, rows []WaitRow) 
 	tw.Flush()
 }
 
-// WriteCompareTable prints the compare table: names are the steps, series
+// writeCompareTable prints the compare table: names are the steps, series
 // the latencies' (LatencyOf).
-func WriteCompareTable(w io.Writer, info *result.Run, names []string, rows []CompareRow, series string) {
+func writeCompareTable(w io.Writer, info *result.Run, names []string, rows []session.CompareRow, series string) {
 	fmt.Fprintf(w, "compare (TAOBench Tables 6, 7): %s on %s, %d edges, retries %d; latency of %s requests\n",
 		strings.Join(names, " vs "), info.Database, info.Edges, info.Retries, series)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -89,10 +90,10 @@ func WriteCompareTable(w io.Writer, info *result.Run, names []string, rows []Com
 	tw.Flush()
 }
 
-// OpenLoopNote says, under a table of open-loop steps, what load was
+// openLoopNote says, under a table of open-loop steps, what load was
 // offered and which steps' clients could not issue it: their latencies
 // then include queueing for a client as well as for the database.
-func OpenLoopNote(w io.Writer, done []*result.Experiment, names []string) {
+func openLoopNote(w io.Writer, done []*result.Experiment, names []string) {
 	if len(done) == 0 || done[0].OpenLoop.Rate == 0 {
 		return
 	}
@@ -109,9 +110,9 @@ func OpenLoopNote(w io.Writer, done []*result.Experiment, names []string) {
 	}
 }
 
-// WriteSweepHeader and WriteSweepRow print the sweep's table: latencies in
+// writeSweepHeader and writeSweepRow print the sweep's table: latencies in
 // ms from the intended start, p50/p99/p99.9 for all requests and per class.
-func WriteSweepHeader(w io.Writer) {
+func writeSweepHeader(w io.Writer) {
 	fmt.Fprintf(w, "%10s %10s %6s %7s %7s %9s  %-22s", "target/s", "achieved/s", "ok", "errors%", "failed%", "contend%", "all p50/p99/p99.9 ms")
 	for c := range tao.NumClasses {
 		fmt.Fprintf(w, "  %-22s", c.String()+" p50/p99/p99.9")
@@ -119,7 +120,7 @@ func WriteSweepHeader(w io.Writer) {
 	fmt.Fprintln(w)
 }
 
-func WriteSweepRow(w io.Writer, r Row) {
+func writeSweepRow(w io.Writer, r session.Row) {
 	ok := "yes"
 	if !r.Reached {
 		ok = "NO"
@@ -138,9 +139,9 @@ func triple(st metrics.LatencyStats) string {
 	return fmt.Sprintf("%.2f/%.2f/%.2f", st.P50/1000, st.P99/1000, st.P999/1000)
 }
 
-// WriteSweepEnd says why a sweep stopped, when it did before its rates
+// writeSweepEnd says why a sweep stopped, when it did before its rates
 // ran out.
-func WriteSweepEnd(w io.Writer, end SweepEnd) {
+func writeSweepEnd(w io.Writer, end session.SweepEnd) {
 	switch {
 	case end.Unsaturated:
 		fmt.Fprintf(w, "stopped after %d steps without saturating: give a higher --start or --max-steps\n", end.Steps)
@@ -149,9 +150,9 @@ func WriteSweepEnd(w io.Writer, end SweepEnd) {
 	}
 }
 
-// WriteProbe prints probe n's verdict (from 1) against the SLAs.
-func WriteProbe(w io.Writer, n int, x *result.Experiment, slas []SLA) {
-	line, pass := Verdict(x, slas)
+// writeProbe prints probe n's verdict (from 1) against the SLAs.
+func writeProbe(w io.Writer, n int, x *result.Experiment, slas []session.SLA) {
+	line, pass := session.Verdict(x, slas)
 	word := "pass"
 	if !pass {
 		word = "FAIL"
@@ -159,25 +160,45 @@ func WriteProbe(w io.Writer, n int, x *result.Experiment, slas []SLA) {
 	fmt.Fprintf(w, "probe %d: target %.0f req/s: %s: %s\n", n, x.OpenLoop.Rate, word, line)
 }
 
-// WriteRating prints the rating r found in at most maxProbes probes; a
+// writeRating prints the rating r found in at most maxProbes probes; a
 // rating of 0 (even the lowest target failed) is the caller's to report.
-func WriteRating(w io.Writer, r Rating, maxProbes int) {
+func writeRating(w io.Writer, r session.Rating, maxProbes int) {
 	switch {
 	case r.OutOfProbes:
 		fmt.Fprintf(w, "stopped after %d probes (--max-probes)\n", maxProbes)
 	case r.AtMaxRate:
 		fmt.Fprintf(w, "the next probe would pass the most taobench issues (%g req/s)\n", float64(run.MaxRate))
 	}
-	fmt.Fprintf(w, "rating: %.0f req/s, the highest target at which every SLA held", r.Rate)
+	fmt.Fprintf(w, "rating: %.0f req/s, the highest target at which every session.SLA held", r.Rate)
 	if r.Failed > 0 {
 		fmt.Fprintf(w, " (%.0f req/s failed)", r.Failed)
 	}
 	fmt.Fprintln(w)
 }
 
-// WriteProbesTitle opens a sweep's or a rating's output: what every probe
+// writeProbesTitle opens a sweep's or a rating's output: what every probe
 // (or step: per) runs, and after it what it is measured against (more).
-func WriteProbesTitle(w io.Writer, title string, info *result.Run, x run.Experiment, a run.Arrival, per, more string) {
+func writeProbesTitle(w io.Writer, title string, info *result.Run, x run.Experiment, a run.Arrival, per, more string) {
 	fmt.Fprintf(w, "%s: workload %s on %s, %d clients, %v warmup + %v per %s, %s arrivals%s\n",
 		title, info.Workload, info.Database, x.Threads, x.Warmup, x.Duration, per, a, more)
+}
+
+// writePaperTable prints the table of one of the paper's experiments, with
+// the steps done (none: nothing), under it the open loop's note.
+func writePaperTable(w io.Writer, p *session.Paper, threads int) {
+	if p == nil || len(p.Done) == 0 {
+		return
+	}
+	switch rows := p.Table.(type) {
+	case []session.HoldRow:
+		if len(rows) > 0 {
+			writeHoldTable(w, p.Info, rows)
+		}
+	case []session.WaitRow:
+		writeWaitTable(w, p.Info, threads, rows)
+		openLoopNote(w, p.Done, p.Labels)
+	case []session.CompareRow:
+		writeCompareTable(w, p.Info, p.Labels, rows, session.LatencyOf(p.Done))
+		openLoopNote(w, p.Done, p.Labels)
+	}
 }
