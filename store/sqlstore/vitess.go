@@ -107,3 +107,13 @@ func (v *vitessTarget) shardSizes(ctx context.Context, query string, into map[st
 	}
 	return nil
 }
+
+// turnLost reports whether a driver's turn behind the 'run' row's lock
+// (ReserveRunKey, AgreeStart) failed in a way that taking it again mends:
+// a conflict, or a duplicate key. The duplicate happens on Vitess, which
+// commits a transaction shard by shard: the lock on 'run' is let go with
+// the first shard's commit, before the other driver's key row is committed
+// on its own shard, so the next driver finds no row and its insert meets
+// it. Taking the turn again reads that row. Where one server commits
+// everything at once, the lock keeps the duplicate from happening.
+func turnLost(c errClass) bool { return c == errConflict || c == errUnique }
