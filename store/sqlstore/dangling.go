@@ -53,7 +53,10 @@ func (db *DB) inspectPlacement(ctx context.Context, inv *store.Inventory) error 
 		return err
 	}
 	// Bit 56 marks ids created at run time (tao.NewID).
-	missing := fmt.Sprintf("FROM edges e WHERE (e.id2 >> 56) %% 2 = 0 AND NOT EXISTS (SELECT 1 FROM objects o WHERE o.id = e.id2)")
+	missing := "FROM edges e WHERE (e.id2 >> 56) % 2 = 0 AND NOT EXISTS (SELECT 1 FROM objects o WHERE o.id = e.id2)"
+	if db.d.antiJoin {
+		missing = "FROM edges e LEFT JOIN objects o ON o.id = e.id2 WHERE (e.id2 >> 56) % 2 = 0 AND o.id IS NULL"
+	}
 	err = q.query(ctx, "SELECT COUNT(*), COUNT(DISTINCT e.id2) "+missing, nil, func(scan func(...any) error) error {
 		return scan(&inv.MissingTargets, &inv.MissingIDs)
 	})

@@ -74,6 +74,9 @@ type dialect struct {
 	// its new value in one statement (empty: use MySQL's LAST_INSERT_ID).
 	reserveRun string
 	metaUpsert string // (k, v) rows: ON CONFLICT / ON DUPLICATE KEY clause
+	// antiJoin: find rows with no partner by LEFT JOIN ... IS NULL, not by
+	// a correlated NOT EXISTS (Vitess: VT12001 across shards).
+	antiJoin bool
 }
 
 // ukeyPartial makes "at most one edge of a unique type per (id1, type)" the

@@ -154,7 +154,14 @@ func openMySQLConnector(ctx context.Context, conn driver.Connector, cfg *mysql.C
 	// function unless tidb_enable_noop_functions is on); its plain
 	// transaction already reads one snapshot, at its start timestamp.
 	b.plainReadTx = b.tidb
-	product := mysqlProduct(version, !b.tidb && galeraOn(pctx, pool))
+	var product string
+	if isVitess(version) {
+		b.d.forVitess()
+		b.vitess = &vitessTarget{conn: conn, keyspace: cfg.DBName}
+		product = vitessProduct(pctx, pool)
+	} else {
+		product = mysqlProduct(version, !b.tidb && galeraOn(pctx, pool))
+	}
 	db := &DB{d: b.d, b: b, name: name, product: product}
 	if procs {
 		// Only when asked for: by default no routine is created anywhere.

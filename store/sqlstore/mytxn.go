@@ -48,6 +48,8 @@ import (
 type myBackend struct {
 	*sqlBackend
 	tidb bool
+	// vitess is set behind vtgate: its connector and keyspace (vitess.go).
+	vitess *vitessTarget
 	// procs are the write procedures (MariaDB; myproc.go); slotsOnly
 	// sends single writes to the slot procedures too (tests and
 	// benchmarks compare).

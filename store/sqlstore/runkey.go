@@ -22,7 +22,7 @@ func (db *DB) ReserveRunKey(ctx context.Context, key string) (int64, error) {
 		if err == nil {
 			return n, nil
 		}
-		if db.b.classify(err) != errConflict || ctx.Err() != nil {
+		if !turnLost(db.b.classify(err)) || ctx.Err() != nil {
 			break
 		}
 	}

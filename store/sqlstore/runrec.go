@@ -68,7 +68,7 @@ func (db *DB) AgreeStart(ctx context.Context, key string, at, stale time.Time) (
 		if n, err = db.agreeOnce(ctx, key, at.UnixNano(), stale.UnixNano()); err == nil {
 			return time.Unix(0, n).UTC(), nil
 		}
-		if db.b.classify(err) != errConflict || ctx.Err() != nil {
+		if !turnLost(db.b.classify(err)) || ctx.Err() != nil {
 			break
 		}
 	}

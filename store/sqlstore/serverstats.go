@@ -102,14 +102,24 @@ func (db *DB) ServerStats(ctx context.Context) (store.ServerStats, error) {
 			})
 	case "mysql":
 		// InnoDB's sizes are estimates, refreshed with its statistics.
-		read("table sizes", "SELECT table_name, COALESCE(data_length, 0) + COALESCE(index_length, 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN ("+tableList()+")",
-			func(scan func(...any) error) error {
-				var name string
-				var n int64
-				err := scan(&name, &n)
-				st.SizeBytes[name] = n
-				return err
-			})
+		sizes := "SELECT table_name, COALESCE(data_length, 0) + COALESCE(index_length, 0) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name IN (" + tableList() + ")"
+		if mb, ok := db.b.(*myBackend); ok && mb.vitess != nil {
+			asked++
+			if err := mb.vitess.shardSizes(ctx, sizes, st.SizeBytes); err != nil {
+				errs = append(errs, fmt.Errorf("table sizes: %w", err))
+			} else {
+				answered++
+			}
+		} else {
+			read("table sizes", sizes,
+				func(scan func(...any) error) error {
+					var name string
+					var n int64
+					err := scan(&name, &n)
+					st.SizeBytes[name] = n
+					return err
+				})
+		}
 		if strings.HasPrefix(db.product, "TiDB") {
 			if err := db.tidbCounters(ctx, st.Counters); err != nil {
 				errs = append(errs, err)

@@ -652,6 +652,10 @@ func (db *DB) Check(ctx context.Context) ([]store.Violation, error) {
 	inv := typeList(func(t tao.EdgeType) bool { _, ok := t.Inverse(); return ok && !t.IsForward() })
 	uniq := typeList(tao.EdgeType.IsUnique)
 	missing := func(types string) string {
+		if db.d.antiJoin {
+			return "FROM edges e LEFT JOIN edges i ON i.id1 = e.id2 AND i.type = " + inverseCase("e.type") + " AND i.id2 = e.id1 " +
+				"WHERE " + baseOf("e.type") + " IN (" + types + ") AND i.id1 IS NULL"
+		}
 		return "FROM edges e WHERE " + baseOf("e.type") + " IN (" + types + ") AND NOT EXISTS (SELECT 1 FROM edges i " +
 			"WHERE i.id1 = e.id2 AND i.type = " + inverseCase("e.type") + " AND i.id2 = e.id1)"
 	}
