@@ -128,9 +128,9 @@ func staleReadsVerified(t *testing.T, urls []string, txn bool, pause func(ctx co
 		t.Errorf("the primary alone: %d reads, %d stale (replica figures %v); want reads, none stale, no replica", d.Served, d.Stale, res.Consistency.Replica)
 	}
 
-	rec := &recorder{Store: ps.Store(), writes: map[int64][][2]time.Time{}}
+	rec := &recorder{inner: ps.Store(), writes: map[int64][][2]time.Time{}}
 	var tr traces
-	ts, err := tier.Open(ctx, rec, tier.Options{Replicas: []store.Store{standby}, Trace: tr.add})
+	ts, err := tier.Open(ctx, rec.fake(), tier.Options{Replicas: []store.Store{standby}, Trace: tr.add})
 	if err != nil {
 		t.Fatal(err)
 	}
