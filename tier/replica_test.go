@@ -27,18 +27,17 @@ import (
 // without the heartbeat: the standby's answer holds fewer updates of the
 // object than the test's own log says had committed before the read
 // began. The primary alone, with no replica, serves no stale read.
+//
+// Subtest "read transactions": the same with read transactions of 1 to 8
+// object reads on the standby: each read of a transaction is classed as a
+// single read is (the request counting once, stale when any of its reads
+// is), and each one classed stale is confirmed by versions. Both run on
+// one cluster, started once.
 func TestReplicaStaleReadsVerified(t *testing.T) {
+	testenv.Integration(t)
 	urls := testenv.PostgresStandbys(t)
-	staleReadsVerified(t, urls, false, pgPause(urls))
-}
-
-// The same with read transactions of 1 to 8 object reads on the standby:
-// each read of a transaction is classed as a single read is (the request
-// counting once, stale when any of its reads is), and each one classed
-// stale is confirmed by versions.
-func TestReplicaReadTxnStaleReadsVerified(t *testing.T) {
-	urls := testenv.PostgresStandbys(t)
-	staleReadsVerified(t, urls, true, pgPause(urls))
+	t.Run("reads", func(t *testing.T) { staleReadsVerified(t, urls, false, pgPause(urls)) })
+	t.Run("read transactions", func(t *testing.T) { staleReadsVerified(t, urls, true, pgPause(urls)) })
 }
 
 // pgPause pauses (on) or resumes the standby urls[1]'s replay.
@@ -62,6 +61,7 @@ func pgPause(urls []string) func(ctx context.Context, on bool) error {
 // test's own (bench/cluster/mariadb: binary log replication, CHANGE
 // MASTER TO), its SQL thread stopped for 2 s (STOP SLAVE SQL_THREAD).
 func TestMariaDBReplicaStaleReadsVerified(t *testing.T) {
+	testenv.Integration(t)
 	urls := testenv.MariaDBReplicas(t)
 	staleReadsVerified(t, urls, false, func(ctx context.Context, on bool) error {
 		dsn := strings.TrimPrefix(urls[1], "mysql://")
