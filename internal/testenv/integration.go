@@ -19,7 +19,12 @@ const IntegrationEnv = "TAOBENCH_INTEGRATION"
 // dependency.
 func Integration(t testing.TB) {
 	t.Helper()
-	if os.Getenv(IntegrationEnv) != "1" {
+	if !IntegrationOn() {
 		t.Skipf("an integration test (it starts a cluster of its own): set %s=1 to run it", IntegrationEnv)
 	}
 }
+
+// IntegrationOn reports whether the integration suite runs: a test that
+// repeats a check to catch a rare failure (a soak) does it once without
+// it and its full count with it.
+func IntegrationOn() bool { return os.Getenv(IntegrationEnv) == "1" }
