@@ -80,19 +80,8 @@ type Result struct {
 // and "complete" after the last, so an interrupted load is never taken for a
 // complete one, and the same load run again resumes it.
 func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[string]string, opt Options) (Result, error) {
-	if opt.Threads < 1 {
-		opt.Threads = 1
-	}
-	if opt.BatchRows < 1 {
-		opt.BatchRows = 20000
-	}
-	if opt.Every <= 0 {
-		opt.Every = time.Second
-	}
+	opt.defaults()
 	now := opt.Now
-	if now == nil {
-		now = time.Now
-	}
 	start := now()
 	// since is the wait so far, from the user's start.
 	from := start
@@ -104,23 +93,9 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 	if split && (opt.Part < 0 || opt.Part >= opt.Parts) {
 		return Result{}, fmt.Errorf("load: part %d of %d: want 0 to %d", opt.Part, opt.Parts, opt.Parts-1)
 	}
-	first, end := int64(0), g.Nodes()
-	// A token of this load's own names the data in keys shared outside
-	// the database (store.Scope); the parts of a split load keep the
-	// first one's.
-	loadID := store.NewLoadID()
-	if split {
-		first, end = partRange(end, opt.Part, opt.Parts)
-		old, err := db.Meta(ctx)
-		if err != nil {
-			return Result{}, err
-		}
-		if err := CheckParts(old, opt.Parts); err != nil {
-			return Result{}, err
-		}
-		if v := old[store.MetaLoadID]; v != "" && old[graph.MetaState] == graph.StateLoading {
-			loadID = v
-		}
+	first, end, loadID, err := loadPart(ctx, db, g, opt)
+	if err != nil {
+		return Result{}, err
 	}
 	total := end - first
 	threads := int64(opt.Threads)
@@ -128,24 +103,8 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 		threads = max(1, total)
 	}
 
-	rec := maps.Clone(meta)
-	rec[graph.MetaState] = graph.StateLoading
-	rec["load_started"] = start.UTC().Format(time.RFC3339)
-	rec["taobench_version"] = opt.Version
-	rec[store.MetaLoadID] = loadID
-	if split {
-		rec[metaParts] = strconv.Itoa(opt.Parts)
-		rec[metaPart(opt.Part)] = graph.StateLoading
-	}
-	if err := db.SetMeta(ctx, rec); err != nil {
-		return Result{}, fmt.Errorf("load: recording the graph: %w", err)
-	}
-	// A part loads into the indexes: BeginLoad may drop them on empty
-	// tables, which the other parts, loading at the same time, need.
-	if !split {
-		if err := db.BeginLoad(ctx); err != nil {
-			return Result{}, fmt.Errorf("load: preparing the database: %w", err)
-		}
+	if err := beginLoad(ctx, db, meta, opt, start, loadID); err != nil {
+		return Result{}, err
 	}
 
 	if opt.Ready != nil {
@@ -176,31 +135,12 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 		}()
 	}
 
-	finished := make(chan struct{})
-	var repWG sync.WaitGroup
-	if opt.Report != nil {
-		repWG.Add(1)
-		go func() {
-			defer repWG.Done()
-			t := time.NewTicker(opt.Every)
-			defer t.Stop()
-			// At once: the graph is recorded as loading and rows go out,
-			// which a slow server's first tick would leave unsaid.
-			opt.Report(Progress{TotalNodes: total})
-			for {
-				select {
-				case <-finished:
-					return
-				case <-t.C:
-					opt.Report(Progress{Nodes: nodes.Load(), TotalNodes: total, Rows: rows.Load(),
-						Objects: tables.objects.Load(), Edges: tables.edges.Load(), Elapsed: since()})
-				}
-			}
-		}()
-	}
+	stopReports := reportProgress(opt, func() Progress {
+		return Progress{Nodes: nodes.Load(), TotalNodes: total, Rows: rows.Load(),
+			Objects: tables.objects.Load(), Edges: tables.edges.Load(), Elapsed: since()}
+	})
 	wg.Wait()
-	close(finished)
-	repWG.Wait()
+	stopReports()
 	close(errs)
 	// The user's cancel first: the loaders' errors then only echo it.
 	if err := parent.Err(); err != nil {
@@ -226,14 +166,8 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 		return res, nil
 	}
 	written := now()
-	if err := db.EndLoad(ctx); err != nil {
-		return Result{}, fmt.Errorf("load: finishing (building indexes): %w", err)
-	}
-	if err := db.SetMeta(ctx, map[string]string{
-		graph.MetaState: graph.StateComplete,
-		"load_finished": now().UTC().Format(time.RFC3339),
-	}); err != nil {
-		return Result{}, fmt.Errorf("load: recording the graph: %w", err)
+	if err := endLoad(ctx, db, now); err != nil {
+		return Result{}, err
 	}
 	res.Elapsed, res.Index = since(), now().Sub(written)
 	if opt.Report != nil {
@@ -241,6 +175,119 @@ func Load(ctx context.Context, db store.Database, g *graph.Graph, meta map[strin
 			Objects: tables.objects.Load(), Edges: tables.edges.Load(), Elapsed: res.Elapsed, Done: true})
 	}
 	return res, nil
+}
+
+// defaults fills what opt leaves unset.
+func (opt *Options) defaults() {
+	if opt.Threads < 1 {
+		opt.Threads = 1
+	}
+	if opt.BatchRows < 1 {
+		opt.BatchRows = 20000
+	}
+	if opt.Every <= 0 {
+		opt.Every = time.Second
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+}
+
+// loadPart returns the nodes [first, end) this load writes and its load
+// id: a token of this load's own naming the data in keys shared outside
+// the database (store.Scope); the parts of a split load keep the first
+// one's.
+func loadPart(ctx context.Context, db store.Database, g *graph.Graph, opt Options) (first, end int64, loadID string, err error) {
+	first, end = 0, g.Nodes()
+	loadID = store.NewLoadID()
+	if opt.Parts <= 1 {
+		return first, end, loadID, nil
+	}
+	first, end = partRange(end, opt.Part, opt.Parts)
+	old, err := db.Meta(ctx)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	if err := CheckParts(old, opt.Parts); err != nil {
+		return 0, 0, "", err
+	}
+	if v := old[store.MetaLoadID]; v != "" && old[graph.MetaState] == graph.StateLoading {
+		loadID = v
+	}
+	return first, end, loadID, nil
+}
+
+// beginLoad records the graph as loading (with meta) and, for a whole
+// load, prepares the database for it.
+func beginLoad(ctx context.Context, db store.Database, meta map[string]string, opt Options, start time.Time, loadID string) error {
+	split := opt.Parts > 1
+	rec := maps.Clone(meta)
+	rec[graph.MetaState] = graph.StateLoading
+	rec["load_started"] = start.UTC().Format(time.RFC3339)
+	rec["taobench_version"] = opt.Version
+	rec[store.MetaLoadID] = loadID
+	if split {
+		rec[metaParts] = strconv.Itoa(opt.Parts)
+		rec[metaPart(opt.Part)] = graph.StateLoading
+	}
+	if err := db.SetMeta(ctx, rec); err != nil {
+		return fmt.Errorf("load: recording the graph: %w", err)
+	}
+	// A part loads into the indexes: BeginLoad may drop them on empty
+	// tables, which the other parts, loading at the same time, need.
+	if !split {
+		if err := db.BeginLoad(ctx); err != nil {
+			return fmt.Errorf("load: preparing the database: %w", err)
+		}
+	}
+	return nil
+}
+
+// endLoad finishes a whole load (the database builds its indexes) and
+// records the graph as complete.
+func endLoad(ctx context.Context, db store.Database, now func() time.Time) error {
+	if err := db.EndLoad(ctx); err != nil {
+		return fmt.Errorf("load: finishing (building indexes): %w", err)
+	}
+	if err := db.SetMeta(ctx, map[string]string{
+		graph.MetaState: graph.StateComplete,
+		"load_finished": now().UTC().Format(time.RFC3339),
+	}); err != nil {
+		return fmt.Errorf("load: recording the graph: %w", err)
+	}
+	return nil
+}
+
+// reportProgress calls opt.Report with now's progress every opt.Every
+// until the function it returns is called (which waits for the last
+// report to return). The first report goes out at once: the graph is
+// recorded as loading and rows go out, which a slow server's first tick
+// would leave unsaid.
+func reportProgress(opt Options, now func() Progress) (stop func()) {
+	if opt.Report == nil {
+		return func() {}
+	}
+	finished := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(opt.Every)
+		defer t.Stop()
+		opt.Report(Progress{TotalNodes: now().TotalNodes})
+		for {
+			select {
+			case <-finished:
+				return
+			case <-t.C:
+				opt.Report(now())
+			}
+		}
+	}()
+	return func() {
+		close(finished)
+		wg.Wait()
+	}
 }
 
 // tableRows counts the rows written to each table, for live metrics.

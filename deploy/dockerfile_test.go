@@ -42,6 +42,11 @@ func TestDockerfileText(t *testing.T) {
 	if !regexp.MustCompile(`(?m)CGO_ENABLED=0\b.*go build\b.*\./cmd/taobench`).MatchString(text) {
 		t.Errorf("want the binary built with CGO_ENABLED=0 go build ... ./cmd/taobench")
 	}
+	// The image carries no symbol table or DWARF, nor the build machine's
+	// paths (README, "Building", gives the sizes).
+	if !regexp.MustCompile(`(?m)go build\b.*-trimpath\b.*-ldflags\s+["']?-s -w["']?`).MatchString(text) {
+		t.Errorf("want the binary built with -trimpath -ldflags \"-s -w\"")
+	}
 	if !regexp.MustCompile(`(?m)^COPY\s+--from=` + regexp.QuoteMeta(build[3]) + `\s`).MatchString(text) {
 		t.Errorf("the final stage must COPY --from=%s the binary", build[3])
 	}

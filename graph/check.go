@@ -31,49 +31,65 @@ func CheckWorkload(w *workload.Workload) error {
 			return bad("primary_shards", "value %d is %d: shards must be numbered 0..%d in order", i, s, n-1)
 		}
 	}
-	type dcheck struct {
-		field    string
-		weights  []float64
-		nvals    int
-		required bool
-		valid    func(i int) error
+	for _, c := range distChecks(w) {
+		if c.nvals == 0 && len(c.weights) == 0 {
+			if c.required {
+				return bad(c.field, "missing: give its weights")
+			}
+			continue
+		}
+		if c.nvals != len(c.weights) {
+			return bad(c.field, "%d values but %d weights: give one weight per value", c.nvals, len(c.weights))
+		}
+		if _, err := randdist.NewAlias(c.weights); err != nil {
+			return bad(c.field, "%v", err)
+		}
+		if c.valid != nil {
+			for i := 0; i < c.nvals; i++ {
+				if err := c.valid(i); err != nil {
+					return bad(c.field, "%v", err)
+				}
+			}
+		}
 	}
+	if w.MaxOutdegree < 0 {
+		return bad("max_outdegree", "%d: give 0 (no cap) or a positive cap", w.MaxOutdegree)
+	}
+	if !(w.EmptySlots >= 0 && w.EmptySlots < 1) {
+		return bad("empty_slots", "%v: give a fraction in [0, 1)", w.EmptySlots)
+	}
+	if w.KeySkew.Kind == workload.Zipf && (!(w.KeySkew.Theta > 0) || math.IsInf(w.KeySkew.Theta, 0)) {
+		return bad("key_skew", "zipf exponent %v: give a finite exponent above 0 (YCSB uses 0.99)", w.KeySkew.Theta)
+	}
+	if w.KeySkew.Kind != workload.Uniform && w.KeySkew.Kind != workload.Zipf {
+		return bad("key_skew", "unknown kind %d", w.KeySkew.Kind)
+	}
+	if w.RangeLimit < 0 {
+		return bad("range_limit", "%d: give a positive limit (TAO uses 6000) or 0 for that default", w.RangeLimit)
+	}
+	return nil
+}
+
+// distCheck is what CheckWorkload checks of one distribution: one weight
+// per value, weights an alias table takes, and each value valid.
+type distCheck struct {
+	field    string
+	weights  []float64
+	nvals    int
+	required bool // when the classes that use it have weight
+	valid    func(i int) error
+}
+
+// distChecks lists w's distributions with their checks.
+func distChecks(w *workload.Workload) []distCheck {
+	n := w.Shards()
 	var cw [tao.NumClasses]float64
 	for i, c := range w.Requests.Values {
 		if c < tao.NumClasses && i < len(w.Requests.Weights) {
 			cw[c] += w.Requests.Weights[i]
 		}
 	}
-	kindsOK := func(d workload.Dist[tao.Kind], read bool) func(int) error {
-		return func(i int) error {
-			k := d.Values[i]
-			if k >= tao.NumKinds || k.IsRead() != read {
-				what := "write"
-				if read {
-					what = "read"
-				}
-				return fmt.Errorf("value %d (%v) is not a %s operation", i, k, what)
-			}
-			return nil
-		}
-	}
-	sizesOK := func(d workload.Dist[int]) func(int) error {
-		return func(i int) error {
-			if d.Values[i] < 1 || d.Values[i] > 100000 {
-				return fmt.Errorf("value %d is %d: a transaction has 1 to 100000 operations", i, d.Values[i])
-			}
-			return nil
-		}
-	}
-	predsOK := func(d workload.Dist[tao.Predicate]) func(int) error {
-		return func(i int) error {
-			if d.Values[i] >= tao.NumPredicates {
-				return fmt.Errorf("value %d is not a predicate", i)
-			}
-			return nil
-		}
-	}
-	checks := []dcheck{
+	return []distCheck{
 		{"operations", w.Requests.Weights, len(w.Requests.Values), true, func(i int) error {
 			if w.Requests.Values[i] >= tao.NumClasses {
 				return fmt.Errorf("value %d is not a request class", i)
@@ -139,41 +155,39 @@ func CheckWorkload(w *workload.Workload) error {
 			return nil
 		}},
 	}
-	for _, c := range checks {
-		if c.nvals == 0 && len(c.weights) == 0 {
-			if c.required {
-				return bad(c.field, "missing: give its weights")
+}
+
+// kindsOK checks value i of d is a read (read) or write operation.
+func kindsOK(d workload.Dist[tao.Kind], read bool) func(int) error {
+	return func(i int) error {
+		k := d.Values[i]
+		if k >= tao.NumKinds || k.IsRead() != read {
+			what := "write"
+			if read {
+				what = "read"
 			}
-			continue
+			return fmt.Errorf("value %d (%v) is not a %s operation", i, k, what)
 		}
-		if c.nvals != len(c.weights) {
-			return bad(c.field, "%d values but %d weights: give one weight per value", c.nvals, len(c.weights))
+		return nil
+	}
+}
+
+// sizesOK checks value i of d is a transaction size.
+func sizesOK(d workload.Dist[int]) func(int) error {
+	return func(i int) error {
+		if d.Values[i] < 1 || d.Values[i] > 100000 {
+			return fmt.Errorf("value %d is %d: a transaction has 1 to 100000 operations", i, d.Values[i])
 		}
-		if _, err := randdist.NewAlias(c.weights); err != nil {
-			return bad(c.field, "%v", err)
+		return nil
+	}
+}
+
+// predsOK checks value i of d is a predicate.
+func predsOK(d workload.Dist[tao.Predicate]) func(int) error {
+	return func(i int) error {
+		if d.Values[i] >= tao.NumPredicates {
+			return fmt.Errorf("value %d is not a predicate", i)
 		}
-		if c.valid != nil {
-			for i := 0; i < c.nvals; i++ {
-				if err := c.valid(i); err != nil {
-					return bad(c.field, "%v", err)
-				}
-			}
-		}
+		return nil
 	}
-	if w.MaxOutdegree < 0 {
-		return bad("max_outdegree", "%d: give 0 (no cap) or a positive cap", w.MaxOutdegree)
-	}
-	if !(w.EmptySlots >= 0 && w.EmptySlots < 1) {
-		return bad("empty_slots", "%v: give a fraction in [0, 1)", w.EmptySlots)
-	}
-	if w.KeySkew.Kind == workload.Zipf && (!(w.KeySkew.Theta > 0) || math.IsInf(w.KeySkew.Theta, 0)) {
-		return bad("key_skew", "zipf exponent %v: give a finite exponent above 0 (YCSB uses 0.99)", w.KeySkew.Theta)
-	}
-	if w.KeySkew.Kind != workload.Uniform && w.KeySkew.Kind != workload.Zipf {
-		return bad("key_skew", "unknown kind %d", w.KeySkew.Kind)
-	}
-	if w.RangeLimit < 0 {
-		return bad("range_limit", "%d: give a positive limit (TAO uses 6000) or 0 for that default", w.RangeLimit)
-	}
-	return nil
 }

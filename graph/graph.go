@@ -223,29 +223,14 @@ const (
 // crosses the target and, if that still misses by more than sizeTolerance,
 // lowers the cap (which moves the sum by the few nodes at it) to meet it.
 func (g *Graph) place(primary []float64) error {
-	sum := 0.0
-	for _, x := range primary {
-		sum += x
-	}
-	cum := make([]float64, len(primary))
-	acc := 0.0
-	for s, x := range primary {
-		acc += x
-		cum[s] = acc / sum
-	}
-	cum[len(cum)-1] = 1
+	cum := cumulative(primary)
 	perNode := (1 - g.empty) * g.meanDegree()
 	if !(perNode > 0) {
 		return fmt.Errorf("the outdegree and empty_slots give no edges; give outdegree weight to values above 0")
 	}
 	capCeil := g.maxDeg
 	target := float64(g.edges) / (1 - g.empty) // the degree sum that writes g.edges
-	// sumAt places about n nodes with the largest cap they allow.
-	sumAt := func(n int64) int64 {
-		g.allocate(n, cum)
-		g.maxDeg = min(capCeil, g.fitDegree())
-		return g.degreeSum()
-	}
+	sumAt := func(n int64) int64 { return g.sumAt(n, cum, capCeil) }
 	tooBig := func() bool { return slices.Max(g.nodes) >= tao.MaxNodesPerShard }
 	lo := max(1, int64(min(float64(g.edges)/perNode, tao.MaxNodesPerShard/2)))
 	hi := lo
@@ -267,39 +252,8 @@ func (g *Graph) place(primary []float64) error {
 			lo = mid
 		}
 	}
-	type fit struct {
-		n   int64
-		cap int
-		sum int64
-	}
-	off := func(f fit) float64 { return math.Abs(float64(f.sum) - target) }
-	// tune returns the nearest fit of about n nodes: with the largest cap,
-	// or with the cap lowered (the sum rises with the cap: the largest cap
-	// whose sum is at most the target, or the next, whichever is nearer).
-	tune := func(n int64) fit {
-		best := fit{n, 0, sumAt(n)}
-		best.cap = g.maxDeg
-		if off(best) <= sizeTolerance*target || float64(best.sum) < target {
-			return best
-		}
-		c0, c1 := 0, best.cap // sum(c0) <= target < sum(c1)
-		for c1-c0 > 1 {
-			mid := c0 + (c1-c0)/2
-			g.maxDeg = mid
-			if float64(g.degreeSum()) <= target {
-				c0 = mid
-			} else {
-				c1 = mid
-			}
-		}
-		for _, c := range []int{c0, c1} {
-			g.maxDeg = c
-			if f := (fit{n, c, g.degreeSum()}); c > 0 && off(f) < off(best) {
-				best = f
-			}
-		}
-		return best
-	}
+	off := func(f fit) float64 { return f.off(target) }
+	tune := func(n int64) fit { return g.tune(n, cum, capCeil, target) }
 	best := tune(hi)
 	if f := tune(lo); off(f) < off(best) {
 		best = f
@@ -337,6 +291,71 @@ func (g *Graph) place(primary []float64) error {
 		g.perms[s], _ = randdist.NewPerm(uint64(g.nodes[s]), randdist.Hash(g.seed, uint64(s), 0x646567, 0))
 	}
 	return nil
+}
+
+// cumulative is the cumulative distribution of weights w, its last 1.
+func cumulative(w []float64) []float64 {
+	sum := 0.0
+	for _, x := range w {
+		sum += x
+	}
+	cum := make([]float64, len(w))
+	acc := 0.0
+	for s, x := range w {
+		acc += x
+		cum[s] = acc / sum
+	}
+	cum[len(cum)-1] = 1
+	return cum
+}
+
+// sumAt places about n nodes (cum: the shards' cumulative weights) with
+// the largest cap they allow, at most capCeil, and returns their degree
+// sum.
+func (g *Graph) sumAt(n int64, cum []float64, capCeil int) int64 {
+	g.allocate(n, cum)
+	g.maxDeg = min(capCeil, g.fitDegree())
+	return g.degreeSum()
+}
+
+// fit is a placement place considers: n nodes, the degree cap, their
+// degree sum.
+type fit struct {
+	n   int64
+	cap int
+	sum int64
+}
+
+// off is how far f's degree sum is from target.
+func (f fit) off(target float64) float64 { return math.Abs(float64(f.sum) - target) }
+
+// tune returns the nearest fit of about n nodes to the degree sum target:
+// with the largest cap, or with the cap lowered (the sum rises with the
+// cap: the largest cap whose sum is at most the target, or the next,
+// whichever is nearer).
+func (g *Graph) tune(n int64, cum []float64, capCeil int, target float64) fit {
+	best := fit{n, 0, g.sumAt(n, cum, capCeil)}
+	best.cap = g.maxDeg
+	if best.off(target) <= sizeTolerance*target || float64(best.sum) < target {
+		return best
+	}
+	c0, c1 := 0, best.cap // sum(c0) <= target < sum(c1)
+	for c1-c0 > 1 {
+		mid := c0 + (c1-c0)/2
+		g.maxDeg = mid
+		if float64(g.degreeSum()) <= target {
+			c0 = mid
+		} else {
+			c1 = mid
+		}
+	}
+	for _, c := range []int{c0, c1} {
+		g.maxDeg = c
+		if f := (fit{n, c, g.degreeSum()}); c > 0 && f.off(target) < best.off(target) {
+			best = f
+		}
+	}
+	return best
 }
 
 func (g *Graph) errTooBig() error {

@@ -67,7 +67,7 @@ func TestStatusCurrent(t *testing.T) {
 		waitUntil(ctx, enter.Add(latency))
 		return tao.OK
 	}}
-	cfg := testConfig(t, "o", st)
+	cfg := testConfig(t, "o", st.fake())
 	log := &statusLog{}
 	cfg.Status, cfg.StatusEvery = log, every
 	rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 2, Warmup: warmup, Duration: duration})
@@ -139,14 +139,16 @@ func TestStatusCurrent(t *testing.T) {
 // answers, ignoring its context, until released: a hung server behind a
 // driver that does not honour cancellation.
 type stuckStore struct {
-	storetest.Func
 	okCalls int64
 	release chan struct{}
 	calls   atomic.Int64
 	stuck   atomic.Int64
 }
 
-func (s *stuckStore) Exec(_ context.Context, _ *tao.Request, res *tao.Result) {
+// fake is the store the runner is given: storetest.Func, its Exec s.exec.
+func (s *stuckStore) fake() storetest.Func { return storetest.Func{ExecFunc: s.exec} }
+
+func (s *stuckStore) exec(_ context.Context, _ *tao.Request, res *tao.Result) {
 	if s.calls.Add(1) <= s.okCalls {
 		res.Outcome = tao.OK
 		return
@@ -170,7 +172,7 @@ func TestStuckStore(t *testing.T) {
 	t.Run("drain", func(t *testing.T) {
 		st := &stuckStore{okCalls: okCalls, release: make(chan struct{})}
 		defer close(st.release)
-		cfg := testConfig(t, "o", st)
+		cfg := testConfig(t, "o", st.fake())
 		cfg.Drain = drain
 		log := &statusLog{}
 		cfg.Status, cfg.StatusEvery = log, time.Hour
@@ -210,7 +212,7 @@ func TestStuckStore(t *testing.T) {
 	t.Run("cancel", func(t *testing.T) {
 		st := &stuckStore{okCalls: okCalls, release: make(chan struct{})}
 		defer close(st.release)
-		cfg := testConfig(t, "o", st)
+		cfg := testConfig(t, "o", st.fake())
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		go func() {

@@ -191,14 +191,16 @@ func TestOpenLoopTooFewClients(t *testing.T) {
 // client. Timed from the first call, not from when the test set it up, the
 // stall falls in the measured window however long Do takes to begin.
 type stallStore struct {
-	storetest.Func
 	after, stall time.Duration
 	once         sync.Once
 	first        time.Time // set once
 	stalled      atomic.Bool
 }
 
-func (s *stallStore) Exec(ctx context.Context, _ *tao.Request, res *tao.Result) {
+// fake is the store the runner is given: storetest.Func, its Exec s.exec.
+func (s *stallStore) fake() storetest.Func { return storetest.Func{ExecFunc: s.exec} }
+
+func (s *stallStore) exec(ctx context.Context, _ *tao.Request, res *tao.Result) {
 	now := time.Now()
 	s.once.Do(func() { s.first = now })
 	if now.Sub(s.first) >= s.after && s.stalled.CompareAndSwap(false, true) {
@@ -231,7 +233,7 @@ func slower(sum *metrics.Summary, d time.Duration) int64 {
 func TestOpenLoopStall(t *testing.T) {
 	const stall = 300 * time.Millisecond
 	st := &stallStore{after: 800 * time.Millisecond, stall: stall} // inside the window, after the warmup
-	cfg := testConfig(t, "o", st)
+	cfg := testConfig(t, "o", st.fake())
 	cfg.Arrival = Uniform
 	rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Warmup: 200 * time.Millisecond, Duration: 2 * time.Second, Rate: 1000})
 	if !st.stalled.Load() {
@@ -254,7 +256,7 @@ func TestOpenLoopStall(t *testing.T) {
 	// that run proves nothing, and the next one is tried.
 	for try := 1; ; try++ {
 		st2 := &stallStore{after: 300 * time.Millisecond, stall: stall}
-		cfg.Store = st2
+		cfg.Store = st2.fake()
 		rep = mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Warmup: 100 * time.Millisecond, Duration: closedDuration})
 		if st2.stalled.Load() {
 			break

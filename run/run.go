@@ -152,22 +152,9 @@ func (c *Config) defaults() {
 // still returns what was measured, marked Interrupted.
 func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, error) {
 	cfg.defaults()
-	if e.Threads < 1 || e.Threads > MaxClients {
-		return nil, fmt.Errorf("experiment: %d threads; use 1 to %d", e.Threads, MaxClients)
+	if err := checkExperiment(&cfg, e); err != nil {
+		return nil, err
 	}
-	if cfg.FirstClient < 0 || cfg.FirstClient+e.Threads > MaxClients {
-		return nil, fmt.Errorf("experiment: clients %d to %d; a run has at most %d", cfg.FirstClient, cfg.FirstClient+e.Threads-1, MaxClients)
-	}
-	if (cfg.Store == nil && len(cfg.Endpoints) < 2) || cfg.Workload == nil || cfg.Graph == nil {
-		return nil, fmt.Errorf("experiment: the config needs a store, a workload and a graph")
-	}
-	if err := CheckRate(e.Rate); err != nil {
-		return nil, fmt.Errorf("experiment: %v", err)
-	}
-	if e.Warmup < 0 || e.Duration <= 0 {
-		return nil, fmt.Errorf("experiment: warmup %v and duration %v; the warmup may be 0, the duration must be positive", e.Warmup, e.Duration)
-	}
-
 	plan, err := gen.NewPlan(cfg.Workload, cfg.Graph, cfg.Seed)
 	if err != nil {
 		return nil, err
@@ -187,45 +174,36 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	}
 	var loss firstLoss
 	x := newExpShared(&cfg, e.Threads)
-	clients := make([]*client, e.Threads)
-	for i := range clients {
-		k := cfg.FirstClient + i // run-wide client number
-		g := gs[of[i]]
-		clients[i] = newClient(plan, k, &cfg, g.recs[len(g.clients)%len(g.recs)], x)
-		clients[i].st = g.ep.Store
-		g.clients = append(g.clients, clients[i])
-		clients[i].loss = &loss
-		clients[i].id, clients[i].live = i, cfg.Live
-		if cfg.InjectLatency {
-			if clients[i].inject, err = newInjector(cfg.Workload, randdist.Hash(cfg.Seed, uint64(k), 0x696e6a, 0)); err != nil {
-				return nil, fmt.Errorf("experiment: injected latency: %v", err)
-			}
-		}
+	clients, err := newClients(plan, &cfg, gs, of, x, &loss)
+	if err != nil {
+		return nil, err
 	}
 
 	// The experiment's clock starts once the plan and clients are built,
 	// or at the shared start, and the server's statistics read.
-	sampler := resources.Start(ctx, cfg.Store)
+	r := &experiment{cfg: &cfg, e: e, plan: plan, gs: gs, clients: clients, x: x}
+	r.sampler = resources.Start(ctx, cfg.Store)
 	if len(gs) > 1 {
 		for _, g := range gs[1:] {
 			g.server = resources.StartServer(ctx, g.ep.Store)
 		}
 	}
-	start, late := sharedStart(ctx, e.At)
-	b := bounds{measure: start.Add(e.Warmup), end: start.Add(e.Warmup + e.Duration)}
+	r.start, r.late = sharedStart(ctx, e.At)
+	b := bounds{measure: r.start.Add(e.Warmup), end: r.start.Add(e.Warmup + e.Duration)}
 	if e.Rate > 0 {
-		b.sched = newSchedule(NewPacer(cfg.Arrival, e.Rate, driverPacerSeed(cfg.Seed, cfg.FirstClient)), start, b)
-		b.sched.lateBy = late // a late process does not catch up on arrivals it missed
+		b.sched = newSchedule(NewPacer(cfg.Arrival, e.Rate, driverPacerSeed(cfg.Seed, cfg.FirstClient)), r.start, b)
+		b.sched.lateBy = r.late // a late process does not catch up on arrivals it missed
 	}
-	tiers, _ := cfg.Store.(Tiered)
-	if tiers != nil {
-		tiers.BeginExperiment(cfg.Graph.Seed(), cfg.Run, b.measure, b.end)
-		if p, ok := tiers.(Prefiller); ok {
+	r.b = b
+	r.tiers, _ = cfg.Store.(Tiered)
+	if r.tiers != nil {
+		r.tiers.BeginExperiment(cfg.Graph.Seed(), cfg.Run, b.measure, b.end)
+		if p, ok := r.tiers.(Prefiller); ok {
 			p.Prefill(ctx, cfg.Graph, b.measure)
 		}
 	}
 	if cfg.Live != nil {
-		cfg.Live.Begin(LiveExperiment{Threads: e.Threads, Rate: e.Rate, Start: start, Measure: b.measure, End: b.end,
+		cfg.Live.Begin(LiveExperiment{Threads: e.Threads, Rate: e.Rate, Start: r.start, Measure: b.measure, End: b.end,
 			InFlight: func() int { return inFlight(clients) }})
 		defer cfg.Live.End()
 	}
@@ -234,17 +212,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	// cancelled so a stalled database cannot hang the run.
 	execCtx, cancel := context.WithDeadline(ctx, b.end.Add(cfg.Drain))
 	defer cancel()
-	// Without a request timeout every request carries execCtx: a store
-	// that can watches it once, not per query (sqlstore's WatchContext).
-	if cfg.Timeout <= 0 {
-		watched := map[store.Store]bool{}
-		for _, c := range clients {
-			if w, ok := c.st.(contextWatcher); ok && !watched[c.st] {
-				watched[c.st] = true
-				defer w.WatchContext(execCtx)()
-			}
-		}
-	}
+	defer watchContexts(&cfg, clients, execCtx)()
 
 	// A client reports on ended when its loop ends, unless Do abandoned it.
 	ended := make(chan struct{}, len(clients))
@@ -262,7 +230,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		statusWG.Add(1)
 		go func() {
 			defer statusWG.Done()
-			status(done, &cfg, recs, clients, start, b)
+			status(done, &cfg, recs, clients, r.start, b)
 		}()
 	}
 	abandoned := wait(ctx, clients, ended, b, b.end.Add(cfg.Drain))
@@ -277,31 +245,117 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		fmt.Fprintf(cfg.Status, "first lost request (%s, %.3f s into the measured window): %v\n",
 			loss.outcome, loss.at.Seconds(), loss.err)
 	}
+	return r.report(ctx, time.Now(), abandoned), nil
+}
 
-	finished := time.Now()
-	var first time.Time
-	for _, c := range clients {
-		if !c.first.IsZero() && (first.IsZero() || c.first.Before(first)) {
-			first = c.first
+// checkExperiment refuses an experiment Do cannot run, saying why.
+func checkExperiment(cfg *Config, e Experiment) error {
+	if e.Threads < 1 || e.Threads > MaxClients {
+		return fmt.Errorf("experiment: %d threads; use 1 to %d", e.Threads, MaxClients)
+	}
+	if cfg.FirstClient < 0 || cfg.FirstClient+e.Threads > MaxClients {
+		return fmt.Errorf("experiment: clients %d to %d; a run has at most %d", cfg.FirstClient, cfg.FirstClient+e.Threads-1, MaxClients)
+	}
+	if (cfg.Store == nil && len(cfg.Endpoints) < 2) || cfg.Workload == nil || cfg.Graph == nil {
+		return fmt.Errorf("experiment: the config needs a store, a workload and a graph")
+	}
+	if err := CheckRate(e.Rate); err != nil {
+		return fmt.Errorf("experiment: %v", err)
+	}
+	if e.Warmup < 0 || e.Duration <= 0 {
+		return fmt.Errorf("experiment: warmup %v and duration %v; the warmup may be 0, the duration must be positive", e.Warmup, e.Duration)
+	}
+	return nil
+}
+
+// newClients builds client i of the experiment on endpoint group gs[of[i]].
+func newClients(plan *gen.Plan, cfg *Config, gs []*endpointGroup, of []int, x *expShared, loss *firstLoss) ([]*client, error) {
+	clients := make([]*client, len(of))
+	for i := range clients {
+		k := cfg.FirstClient + i // run-wide client number
+		g := gs[of[i]]
+		c := newClient(plan, k, cfg, g.recs[len(g.clients)%len(g.recs)], x)
+		c.st = g.ep.Store
+		g.clients = append(g.clients, c)
+		c.loss = loss
+		c.id, c.live = i, cfg.Live
+		if cfg.InjectLatency {
+			var err error
+			if c.inject, err = newInjector(cfg.Workload, randdist.Hash(cfg.Seed, uint64(k), 0x696e6a, 0)); err != nil {
+				return nil, fmt.Errorf("experiment: injected latency: %v", err)
+			}
+		}
+		clients[i] = c
+	}
+	return clients, nil
+}
+
+// watchContexts: without a request timeout every request carries execCtx,
+// and a store that can watches it once, not per query (sqlstore's
+// WatchContext). The function returned ends the watches.
+func watchContexts(cfg *Config, clients []*client, execCtx context.Context) func() {
+	var stops []func()
+	if cfg.Timeout <= 0 {
+		watched := map[store.Store]bool{}
+		for _, c := range clients {
+			if w, ok := c.st.(contextWatcher); ok && !watched[c.st] {
+				watched[c.st] = true
+				stops = append(stops, w.WatchContext(execCtx))
+			}
 		}
 	}
+	return func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+}
+
+// experiment is one Do under way: what its report is made of once its
+// clients have ended.
+type experiment struct {
+	cfg     *Config
+	e       Experiment
+	plan    *gen.Plan
+	gs      []*endpointGroup
+	clients []*client
+	x       *expShared
+	b       bounds
+	start   time.Time
+	late    time.Duration
+	tiers   Tiered
+	sampler *resources.Sampler
+}
+
+// report gathers what the clients, the tiers and the server saw into the
+// experiment's result; finished is when the clients ended or were
+// abandoned.
+func (r *experiment) report(ctx context.Context, finished time.Time, abandoned int) *result.Experiment {
+	cfg, e, b := r.cfg, r.e, r.b
 	sum := metrics.NewSummary()
-	sums := make([]*metrics.Summary, len(gs))
-	for i, g := range gs {
+	sums := make([]*metrics.Summary, len(r.gs))
+	for i, g := range r.gs {
 		sums[i] = g.summary()
 		sum.Merge(sums[i])
 	}
 	var fid result.Counters
 	var codes result.ErrorCodes
-	for _, c := range clients {
+	var first time.Time
+	var overtime, deletes int64
+	for _, c := range r.clients {
 		fid.Merge(&c.fid)
 		codes.Merge(c.codes)
+		if !c.first.IsZero() && (first.IsZero() || c.first.Before(first)) {
+			first = c.first
+		}
+		overtime += c.overtime.Load()
+		deletes += c.deletes.Load()
 	}
 	// Abandoned clients' buffers are lost with them: they never flushed.
-	fid.Keys = x.keys.Stats()
+	fid.Keys = r.x.keys.Stats()
 	// A late start shortens the measured window when it passed the warmup.
 	from := b.measure
-	if t := start.Add(late); t.After(from) {
+	if t := r.start.Add(r.late); t.After(from) {
 		from = t
 	}
 	measured := max(0, b.end.Sub(from))
@@ -309,27 +363,22 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	if interrupted {
 		measured = max(0, finished.Sub(from))
 	}
-	var overtime, deletes int64
-	for _, c := range clients {
-		overtime += c.overtime.Load()
-		deletes += c.deletes.Load()
-	}
 	open := result.OpenLoop{}
 	if b.sched != nil {
 		open.Rate, open.Arrival = e.Rate, cfg.Arrival.String()
 		open.Scheduled, open.NotIssued = b.sched.finish(finished)
 	}
 	var consistency *result.Consistency
-	if tiers != nil {
-		consistency = tiers.EndExperiment()
+	if r.tiers != nil {
+		consistency = r.tiers.EndExperiment()
 	}
 	// Requests that timed out may mean a hung server, and Ctrl-C wants
 	// out: the server's statistics must not hold the run.
 	hurried := ctx.Err() != nil || abandoned > 0 || sum.Outcome(tao.Timeout) > 0
-	res := sampler.Stop(ctx, hurried)
+	res := r.sampler.Stop(ctx, hurried)
 	var eps []result.Endpoint
-	if len(gs) > 1 {
-		for i, g := range gs {
+	if len(r.gs) > 1 {
+		for i, g := range r.gs {
 			server := res.Server
 			if i > 0 {
 				server = g.server.Stop(ctx, hurried)
@@ -341,7 +390,7 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	if fid.Keys != nil {
 		keys = fid.Keys.Requests
 	}
-	targets := expect.Targets(cfg.Workload, plan, cfg.Graph.Nodes(), keys, cfg.Drivers)
+	targets := expect.Targets(cfg.Workload, r.plan, cfg.Graph.Nodes(), keys, cfg.Drivers)
 	return &result.Experiment{
 		Consistency:  consistency,
 		Endpoints:    eps,
@@ -352,20 +401,20 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		Threads:      e.Threads,
 		Warmup:       e.Warmup,
 		Duration:     e.Duration,
-		TotalRuntime: max(0, finished.Sub(start)),
+		TotalRuntime: max(0, finished.Sub(r.start)),
 		Measured:     measured,
 		At:           e.At,
-		Late:         late,
+		Late:         r.late,
 		FirstClient:  cfg.FirstClient,
 		Interrupted:  interrupted,
-		Started:      start,
-		FirstRequest: max(0, first.Sub(start)),
+		Started:      r.start,
+		FirstRequest: max(0, first.Sub(r.start)),
 		Summary:      sum,
 		Fidelity:     append(fidelity.Rows(cfg.Workload, targets, &fid), fidelity.TierRows(cfg.Workload, consistency)...),
 		Counters:     &fid,
 		Targets:      targets,
 		ErrorCodes:   codes,
-	}, nil
+	}
 }
 
 // sharedStart waits until at, unless ctx ends first, and returns the

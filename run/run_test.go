@@ -49,14 +49,16 @@ type call struct {
 // number (from 0, in the order calls arrive) and its start, and records every
 // call. A Timeout answer carries ctx's error, as a real store's would.
 type scriptStore struct {
-	storetest.Func
 	answer func(ctx context.Context, n int, enter time.Time) tao.Outcome
 
 	mu    sync.Mutex
 	calls []call
 }
 
-func (s *scriptStore) Exec(ctx context.Context, _ *tao.Request, res *tao.Result) {
+// fake is the store the runner is given: storetest.Func, its Exec s.exec.
+func (s *scriptStore) fake() storetest.Func { return storetest.Func{ExecFunc: s.exec} }
+
+func (s *scriptStore) exec(ctx context.Context, _ *tao.Request, res *tao.Result) {
 	enter := time.Now()
 	s.mu.Lock()
 	n := len(s.calls)
@@ -94,15 +96,22 @@ func count(calls []call, out tao.Outcome) int64 {
 	return n
 }
 
-// countingStore counts the Execs it passes on.
+// countingStore counts the Execs it passes on to inner.
 type countingStore struct {
-	store.Store
-	n atomic.Int64
+	inner store.Store
+	n     atomic.Int64
 }
 
-func (s *countingStore) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
-	s.n.Add(1)
-	s.Store.Exec(ctx, req, res)
+// fake is the store the runner is given: a storetest.Func that counts each
+// Exec and passes it on.
+func (s *countingStore) fake() storetest.Func {
+	return storetest.Func{
+		ExecFunc: func(ctx context.Context, req *tao.Request, res *tao.Result) {
+			s.n.Add(1)
+			s.inner.Exec(ctx, req, res)
+		},
+		CloseFunc: s.inner.Close,
+	}
 }
 
 // waitUntil blocks until t or until ctx is done, as a slow database would.
@@ -174,7 +183,7 @@ func testWarmupExcluded(t *testing.T, threads int, warmup time.Duration) bool {
 		retries  = 2
 	)
 	st := &scriptStore{}
-	cfg := testConfig(t, "a", st)
+	cfg := testConfig(t, "a", st.fake())
 	cfg.Retries = retries
 	t0 := time.Now()
 	// Do takes its start after t0, so the boundary is at or after okFrom;
@@ -291,8 +300,8 @@ func testWarmupExcluded(t *testing.T, threads int, warmup time.Duration) bool {
 func TestRetriesExhausted(t *testing.T) {
 	for _, retries := range []int{0, 3} {
 		t.Run(fmt.Sprintf("retries=%d", retries), func(t *testing.T) {
-			st := &countingStore{Store: conflictStore}
-			cfg := testConfig(t, "a", st)
+			st := &countingStore{inner: conflictStore}
+			cfg := testConfig(t, "a", st.fake())
 			cfg.Retries = retries
 			// No warmup: every request, and so every call, is measured.
 			rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 2, Duration: 100 * time.Millisecond})
@@ -341,7 +350,7 @@ func TestRetrySucceeds(t *testing.T) {
 	st := &scriptStore{answer: func(_ context.Context, n int, _ time.Time) tao.Outcome {
 		return cycle[n%len(cycle)]
 	}}
-	cfg := testConfig(t, "a", st)
+	cfg := testConfig(t, "a", st.fake())
 	cfg.Retries = 5
 	rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Duration: 100 * time.Millisecond})
 	sum := rep.Summary
@@ -392,7 +401,7 @@ func TestInterrupt(t *testing.T) {
 		<-blocked
 		cancel()
 	}()
-	cfg := testConfig(t, "o", st)
+	cfg := testConfig(t, "o", st.fake())
 	const duration = time.Hour
 	rep := doGuarded(t, ctx, cfg, Experiment{Threads: 4, Duration: duration})
 	sum := rep.Summary
@@ -454,7 +463,7 @@ func TestInterruptDuringBackoff(t *testing.T) {
 		cancel() // the backoff that follows is cut short
 		return tao.ConflictObject
 	}}
-	cfg := testConfig(t, "a", st)
+	cfg := testConfig(t, "a", st.fake())
 	cfg.Retries = 10
 	cfg.BackoffMin, cfg.BackoffMax = time.Hour, time.Hour
 	rep := doGuarded(t, ctx, cfg, Experiment{Threads: 1, Duration: time.Hour})
@@ -481,7 +490,7 @@ func TestInterruptDuringWarmup(t *testing.T) {
 		}
 		return tao.OK
 	}}
-	rep := doGuarded(t, ctx, testConfig(t, "o", st), Experiment{Threads: 2, Warmup: time.Hour, Duration: time.Hour})
+	rep := doGuarded(t, ctx, testConfig(t, "o", st.fake()), Experiment{Threads: 2, Warmup: time.Hour, Duration: time.Hour})
 	if len(st.recorded()) <= 100 {
 		t.Fatalf("the store saw %d calls; the cancel came at the 101st", len(st.recorded()))
 	}
@@ -512,7 +521,7 @@ func TestDrain(t *testing.T) {
 		<-ctx.Done() // a database that never answers
 		return tao.Timeout
 	}}
-	cfg := testConfig(t, "o", st)
+	cfg := testConfig(t, "o", st.fake())
 	cfg.Drain = drain
 	rep := doGuarded(t, context.Background(), cfg, Experiment{Threads: 3, Duration: duration})
 	sum := rep.Summary
@@ -554,7 +563,7 @@ func TestInFlightAtEnd(t *testing.T) {
 		}
 		return tao.NotFound
 	}}
-	cfg := testConfig(t, "o", st) // the default drain, 10 s, outlasts every call
+	cfg := testConfig(t, "o", st.fake()) // the default drain, 10 s, outlasts every call
 	rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 2, Duration: duration})
 	sum := rep.Summary
 	calls := int64(len(st.recorded()))
@@ -577,8 +586,8 @@ func TestInFlightAtEnd(t *testing.T) {
 func TestClientsNull(t *testing.T) {
 	for _, threads := range []int{1, 1024} {
 		t.Run(fmt.Sprintf("%d clients", threads), func(t *testing.T) {
-			st := &countingStore{Store: null.Store{}}
-			cfg := testConfig(t, "o", st)
+			st := &countingStore{inner: null.Store{}}
+			cfg := testConfig(t, "o", st.fake())
 			var rep *result.Experiment
 			for d := 100 * time.Millisecond; st.n.Load() == 0; d *= 2 {
 				if d > 1600*time.Millisecond {
@@ -603,8 +612,8 @@ func TestClientsNull(t *testing.T) {
 }
 
 func TestBadExperiment(t *testing.T) {
-	st := &countingStore{Store: null.Store{}}
-	cfg := testConfig(t, "o", st)
+	st := &countingStore{inner: null.Store{}}
+	cfg := testConfig(t, "o", st.fake())
 	cases := []struct {
 		name string
 		cfg  Config
@@ -618,8 +627,8 @@ func TestBadExperiment(t *testing.T) {
 		{"zero duration", cfg, Experiment{Threads: 1}, "duration"},
 		{"negative duration", cfg, Experiment{Threads: 1, Duration: -time.Second}, "duration"},
 		{"no store", Config{Workload: cfg.Workload, Graph: cfg.Graph}, Experiment{Threads: 1, Duration: time.Second}, "store"},
-		{"no workload", Config{Store: st, Graph: cfg.Graph}, Experiment{Threads: 1, Duration: time.Second}, "workload"},
-		{"no graph", Config{Store: st, Workload: cfg.Workload}, Experiment{Threads: 1, Duration: time.Second}, "graph"},
+		{"no workload", Config{Store: st.fake(), Graph: cfg.Graph}, Experiment{Threads: 1, Duration: time.Second}, "workload"},
+		{"no graph", Config{Store: st.fake(), Workload: cfg.Workload}, Experiment{Threads: 1, Duration: time.Second}, "graph"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -23,7 +23,7 @@ func TestRequestTimeout(t *testing.T) {
 			<-ctx.Done()
 			return tao.Timeout
 		}}
-		cfg := testConfig(t, "a", st)
+		cfg := testConfig(t, "a", st.fake())
 		cfg.Timeout = 20 * time.Millisecond
 		rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Duration: 200 * time.Millisecond})
 		n := rep.Summary.Requests()
@@ -44,7 +44,7 @@ func TestRequestTimeout(t *testing.T) {
 			time.Sleep(4 * time.Millisecond)
 			return tao.ConflictObject
 		}}
-		cfg := testConfig(t, "a", st)
+		cfg := testConfig(t, "a", st.fake())
 		cfg.Retries = 1000
 		cfg.Timeout = 30 * time.Millisecond
 		rep := mustDo(t, context.Background(), cfg, Experiment{Threads: 1, Duration: 200 * time.Millisecond})
@@ -63,7 +63,7 @@ func TestRequestTimeout(t *testing.T) {
 // before sending it, and the wait is not part of its latency.
 func TestPreconditionWaitOutsideLatency(t *testing.T) {
 	st := &foundStore{}
-	cfg := testConfig(t, "a", st)
+	cfg := testConfig(t, "a", st.fake())
 	w := *cfg.Workload
 	w.Requests.Weights = []float64{1, 1, 0, 0}
 	w.OpPredicates.Values = []tao.Predicate{tao.PredWriteVersion}
@@ -84,12 +84,14 @@ func TestPreconditionWaitOutsideLatency(t *testing.T) {
 // version 1, so the client remembers what it read; it counts the pauses of
 // 40 ms or more between calls (one client: no lock needed).
 type foundStore struct {
-	storetest.Func
 	last          time.Time
 	calls, waited int
 }
 
-func (f *foundStore) Exec(_ context.Context, req *tao.Request, res *tao.Result) {
+// fake is the store the runner is given: storetest.Func, its Exec f.exec.
+func (f *foundStore) fake() storetest.Func { return storetest.Func{ExecFunc: f.exec} }
+
+func (f *foundStore) exec(_ context.Context, req *tao.Request, res *tao.Result) {
 	now := time.Now()
 	if !f.last.IsZero() && now.Sub(f.last) >= 40*time.Millisecond {
 		f.waited++

@@ -26,6 +26,7 @@ import (
 // counters, and the product named as Galera. Then one session over all
 // three nodes (endpoints.go), and last the same with a node killed mid-run.
 func TestGalera(t *testing.T) {
+	testenv.Integration(t)
 	nodes := testenv.GaleraNodes(t)
 	urls := nodes.URLs
 	ctx := context.Background()

@@ -119,6 +119,7 @@ func scope(t *testing.T, url string) string {
 // another database of the cluster are refused, the standbys accepted; and
 // the standbys share the primary's scope, the other database not.
 func TestRolesPostgres(t *testing.T) {
+	testenv.Integration(t)
 	urls := testenv.PostgresStandbys(t)
 	primary, s1, s2 := urls[0], urls[1], urls[2]
 	ctx := context.Background()
@@ -168,6 +169,7 @@ func TestRolesPostgres(t *testing.T) {
 // TestRolesMariaDB: the same on a MariaDB primary with two read_only
 // replicas of the test's own (binary log replication).
 func TestRolesMariaDB(t *testing.T) {
+	testenv.Integration(t)
 	urls := testenv.MariaDBReplicas(t)
 	primary, r1, r2 := urls[0], urls[1], urls[2]
 	ctx := context.Background()

@@ -153,6 +153,32 @@ func (r *Registry) Schemes() []string {
 	return s
 }
 
+// storePackages names the package of this module that registers each
+// scheme when imported: a program that embeds taobench links only the
+// stores it imports, and one that forgets the import learns it here.
+var storePackages = map[string]string{
+	"sqlite":     "store/sqlstore",
+	"postgres":   "store/sqlstore",
+	"postgresql": "store/sqlstore",
+	"mysql":      "store/sqlstore",
+	"spanner":    "store/spannerstore",
+	"null":       "store/null",
+}
+
+// unknownScheme says that scheme is not registered, what is, and which
+// import would register it.
+func (r *Registry) unknownScheme(scheme string) string {
+	known := strings.Join(r.Schemes(), ", ")
+	if known == "" {
+		known = "none: no store package is imported"
+	}
+	msg := fmt.Sprintf("unknown scheme %q; registered: %s", scheme, known)
+	if pkg, ok := storePackages[scheme]; ok {
+		return msg + fmt.Sprintf(`; import _ "github.com/taobench/taobench/%s" to register it`, pkg)
+	}
+	return msg + "; a store package registers its schemes when imported (store/sqlstore: sqlite, postgres, mysql; store/spannerstore: spanner; store/null: null)"
+}
+
 // Open opens the store named by raw, a URL such as "sqlite:taobench.db",
 // "postgres://user@host/db" or "null". Errors name the URL with any password
 // masked.
@@ -180,7 +206,7 @@ func (r *Registry) Open(ctx context.Context, raw string, opts Options) (Store, e
 			// user name for the scheme.
 			return nil, fmt.Errorf("database URL %q: no scheme; start it with one, e.g. postgres://user@host:5432/db or mysql://user@host:3306/db (known: %s)", Redact(raw), strings.Join(r.Schemes(), ", "))
 		}
-		return nil, fmt.Errorf("database URL %q: unknown scheme %q; known: %s", Redact(raw), u.Scheme, strings.Join(r.Schemes(), ", "))
+		return nil, fmt.Errorf("database URL %q: %s", Redact(raw), r.unknownScheme(u.Scheme))
 	}
 	if opts.Clients < 1 {
 		opts.Clients = 1

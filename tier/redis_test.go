@@ -17,6 +17,7 @@ import (
 	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/store"
 	_ "github.com/taobench/taobench/store/sqlstore"
+	"github.com/taobench/taobench/store/storetest"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/tier"
 	"github.com/taobench/taobench/workload"
@@ -319,14 +320,20 @@ func TestNoStaleReadsWithoutTiers(t *testing.T) {
 // recorder logs, independently of the tier, every object update the
 // database committed.
 type recorder struct {
-	store.Store
+	inner  store.Store
 	mu     sync.Mutex
 	writes map[int64][][2]time.Time
 }
 
-func (r *recorder) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
+// fake is the store the tier is given: a storetest.Func that passes each
+// Exec on to inner and logs the writes.
+func (r *recorder) fake() storetest.Func {
+	return storetest.Func{ExecFunc: r.exec, CloseFunc: r.inner.Close}
+}
+
+func (r *recorder) exec(ctx context.Context, req *tao.Request, res *tao.Result) {
 	start := time.Now()
-	r.Store.Exec(ctx, req, res)
+	r.inner.Exec(ctx, req, res)
 	end := time.Now()
 	if req.Class == tao.Write && res.Outcome == tao.OK && req.Ops[0].Kind == tao.ObjUpdate && res.Ops[0].Found {
 		r.mu.Lock()
@@ -346,9 +353,9 @@ func TestClientCacheStaleReadsVerified(t *testing.T) {
 	w.WriteKinds = workload.Dist[tao.Kind]{Values: []tao.Kind{tao.ObjUpdate}, Weights: []float64{1}}
 	w.ReadTiers = workload.Dist[tao.Tier]{Values: []tao.Tier{tao.TierClientCache}, Weights: []float64{1}}
 	db, g := sqliteGraph(t, w, 2000)
-	rec := &recorder{Store: db, writes: map[int64][][2]time.Time{}}
+	rec := &recorder{inner: db, writes: map[int64][][2]time.Time{}}
 	var tr traces
-	ts, err := tier.Open(context.Background(), rec, tier.Options{ClientCacheTTL: 2 * time.Second, ClientCacheSize: 100000, Trace: tr.add})
+	ts, err := tier.Open(context.Background(), rec.fake(), tier.Options{ClientCacheTTL: 2 * time.Second, ClientCacheSize: 100000, Trace: tr.add})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -401,14 +408,14 @@ func TestSharedLogAcrossProcesses(t *testing.T) {
 	db, g := sqliteGraph(t, w, 2000)
 	ctx := context.Background()
 	cache := sharedRedis(t)
-	rec := &recorder{Store: db, writes: map[int64][][2]time.Time{}}
+	rec := &recorder{inner: db, writes: map[int64][][2]time.Time{}}
 	// The recorder hides the database's identity: it is given the
 	// database's scope, as another process on the database would find it.
 	scope, err := store.Scope(ctx, db)
 	if err != nil || scope == "" {
 		t.Fatalf("the database's scope: %q, %v", scope, err)
 	}
-	writer, err := tier.Open(ctx, rec, tier.Options{Cache: cache, Clients: 2, Scope: scope})
+	writer, err := tier.Open(ctx, rec.fake(), tier.Options{Cache: cache, Clients: 2, Scope: scope})
 	if err != nil {
 		t.Fatal(err)
 	}

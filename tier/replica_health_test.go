@@ -66,6 +66,7 @@ func (w *warnings) String() string {
 // soon after, and the run breaks the limits (exit 3). (3) In the next run
 // the promoted server serves no read.
 func TestReplicaStoppedAndPromoted(t *testing.T) {
+	testenv.Integration(t)
 	ctx := context.Background()
 	nodes := testenv.PostgresNodes(t)
 	urls := nodes.URLs

@@ -27,18 +27,17 @@ import (
 // without the heartbeat: the standby's answer holds fewer updates of the
 // object than the test's own log says had committed before the read
 // began. The primary alone, with no replica, serves no stale read.
+//
+// Subtest "read transactions": the same with read transactions of 1 to 8
+// object reads on the standby: each read of a transaction is classed as a
+// single read is (the request counting once, stale when any of its reads
+// is), and each one classed stale is confirmed by versions. Both run on
+// one cluster, started once.
 func TestReplicaStaleReadsVerified(t *testing.T) {
+	testenv.Integration(t)
 	urls := testenv.PostgresStandbys(t)
-	staleReadsVerified(t, urls, false, pgPause(urls))
-}
-
-// The same with read transactions of 1 to 8 object reads on the standby:
-// each read of a transaction is classed as a single read is (the request
-// counting once, stale when any of its reads is), and each one classed
-// stale is confirmed by versions.
-func TestReplicaReadTxnStaleReadsVerified(t *testing.T) {
-	urls := testenv.PostgresStandbys(t)
-	staleReadsVerified(t, urls, true, pgPause(urls))
+	t.Run("reads", func(t *testing.T) { staleReadsVerified(t, urls, false, pgPause(urls)) })
+	t.Run("read transactions", func(t *testing.T) { staleReadsVerified(t, urls, true, pgPause(urls)) })
 }
 
 // pgPause pauses (on) or resumes the standby urls[1]'s replay.
@@ -62,6 +61,7 @@ func pgPause(urls []string) func(ctx context.Context, on bool) error {
 // test's own (bench/cluster/mariadb: binary log replication, CHANGE
 // MASTER TO), its SQL thread stopped for 2 s (STOP SLAVE SQL_THREAD).
 func TestMariaDBReplicaStaleReadsVerified(t *testing.T) {
+	testenv.Integration(t)
 	urls := testenv.MariaDBReplicas(t)
 	staleReadsVerified(t, urls, false, func(ctx context.Context, on bool) error {
 		dsn := strings.TrimPrefix(urls[1], "mysql://")
@@ -128,9 +128,9 @@ func staleReadsVerified(t *testing.T, urls []string, txn bool, pause func(ctx co
 		t.Errorf("the primary alone: %d reads, %d stale (replica figures %v); want reads, none stale, no replica", d.Served, d.Stale, res.Consistency.Replica)
 	}
 
-	rec := &recorder{Store: ps.Store(), writes: map[int64][][2]time.Time{}}
+	rec := &recorder{inner: ps.Store(), writes: map[int64][][2]time.Time{}}
 	var tr traces
-	ts, err := tier.Open(ctx, rec, tier.Options{Replicas: []store.Store{standby}, Trace: tr.add})
+	ts, err := tier.Open(ctx, rec.fake(), tier.Options{Replicas: []store.Store{standby}, Trace: tr.add})
 	if err != nil {
 		t.Fatal(err)
 	}

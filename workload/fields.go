@@ -315,15 +315,6 @@ func setLatency(dst func(*Workload) *Dist[time.Duration]) func(*Workload, *entry
 	}
 }
 
-func setRaw(w *Workload, e *entry) error {
-	if err := checkLengths(e); err != nil {
-		return err
-	}
-	w.NotApplied = append(w.NotApplied, e.field)
-	w.Raw = append(w.Raw, RawDist{Name: e.field, Values: e.values, Weights: e.weights})
-	return nil
-}
-
 // parseSkew reads `uniform` or `zipf:THETA`.
 func parseSkew(s string) (Skew, error) {
 	if s == "uniform" {

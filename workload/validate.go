@@ -29,6 +29,16 @@ const (
 // weight zero) or where absence has a meaning (predicates: none; predicate
 // counts: zero; read tiers: db).
 func (w *Workload) Validate() error {
+	for _, check := range []func() error{w.checkText, w.checkClassDists, w.checkShards, w.checkValueDists, w.checkBounds} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return w.checkScalars()
+}
+
+// checkText checks the name and description print safely on one line.
+func (w *Workload) checkText() error {
 	for _, s := range []struct{ field, v string }{{"name", w.Name}, {"description", w.Description}} {
 		if strings.ContainsAny(s.v, "\r\n") {
 			return errorf(s.field, "contains a line break; keep it on one line")
@@ -39,6 +49,12 @@ func (w *Workload) Validate() error {
 			return errorf(s.field, "%q holds a control character or invalid UTF-8; terminals act on these rather than show them: remove it", cut(s.v))
 		}
 	}
+	return nil
+}
+
+// checkClassDists checks the request classes' weights and the
+// distributions of each class: those a class with weight needs.
+func (w *Workload) checkClassDists() error {
 	if err := checkDist("operations", w.Requests, "give the weights of read, write, read_txn and write_txn", func(c tao.Class) string {
 		if c >= tao.NumClasses {
 			return fmt.Sprintf("%v is not a request class; use one of: %s", c, classList)
@@ -69,9 +85,6 @@ func (w *Workload) Validate() error {
 	if err := checkDist("write_txn_sizes", w.WriteTxnSizes, need(tao.WriteTxn), sizeOK); err != nil {
 		return err
 	}
-	if err := w.checkShards(); err != nil {
-		return err
-	}
 	kindOK := func(read bool) func(tao.Kind) string {
 		return func(k tao.Kind) string {
 			switch {
@@ -100,6 +113,12 @@ func (w *Workload) Validate() error {
 			return err
 		}
 	}
+	return nil
+}
+
+// checkValueDists checks the distributions over edge categories,
+// predicates, read tiers and payload sizes.
+func (w *Workload) checkValueDists() error {
 	if err := checkDist("edge_types", w.EdgeTypes, "give the weights of "+categoryList, func(c tao.EdgeCategory) string {
 		if c >= tao.NumEdgeCategories {
 			return fmt.Sprintf("%v is not an edge category; use one of: %s", c, categoryList)
@@ -148,6 +167,12 @@ func (w *Workload) Validate() error {
 	}); err != nil {
 		return err
 	}
+	return nil
+}
+
+// checkBounds checks the piecewise distributions: bounds ascending, and
+// a popularity that accesses some key.
+func (w *Workload) checkBounds() error {
 	for _, f := range []struct {
 		name string
 		d    Dist[int]
@@ -171,7 +196,7 @@ func (w *Workload) Validate() error {
 			return errorf(f.name, "only bound 0 has weight: no key would ever be accessed; give weight to a bound above 0")
 		}
 	}
-	return w.checkScalars()
+	return nil
 }
 
 func (w *Workload) checkShards() error {

@@ -28,9 +28,9 @@ const experimentUsage = `usage: taobench experiment KIND [flags]
              rate of writes preconditioned on a read, by the wait between them
              (TAOBench §6.3, Fig. 13)
   fanout     [--baseline t2 --fanout fanout]: cross-shard write transactions beside
-             their high fan-out variant, with a %% difference column (Table 7)
+             their high fan-out variant, with a % difference column (Table 7)
   compare    --workload t1 --workload t3 [...]: latency and contention side by side
-             with a %% difference column (Tables 6 and 7)
+             with a % difference column (Tables 6 and 7)
 
 Common flags: --db URL --threads N --warmup D --duration D --retries N --timeout D
 --rate R (open loop at a fixed offered load) --edges N --seed S --out FILE. Run "taobench experiment KIND -h" for all of them.
@@ -39,9 +39,9 @@ Common flags: --db URL --threads N --warmup D --duration D --retries N --timeout
 func cmdExperiment(ctx context.Context, e *env, args []string) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-			return &usageError{errHelp, fmt.Sprintf(experimentUsage)}
+			return &usageError{errHelp, experimentUsage}
 		}
-		return &exitError{exitBadInput, &usageError{errors.New("experiment: name the experiment: lock-hold, precondition-wait, fanout or compare"), fmt.Sprintf(experimentUsage)}}
+		return &exitError{exitBadInput, &usageError{errors.New("experiment: name the experiment: lock-hold, precondition-wait, fanout or compare"), experimentUsage}}
 	}
 	switch args[0] {
 	case "lock-hold":
@@ -53,7 +53,7 @@ func cmdExperiment(ctx context.Context, e *env, args []string) error {
 	case "fanout":
 		return cmdFanout(ctx, e, args[1:])
 	}
-	return &exitError{exitBadInput, &usageError{fmt.Errorf("experiment: unknown experiment %q; use lock-hold, precondition-wait, fanout or compare", args[0]), fmt.Sprintf(experimentUsage)}}
+	return &exitError{exitBadInput, &usageError{fmt.Errorf("experiment: unknown experiment %q; use lock-hold, precondition-wait, fanout or compare", args[0]), experimentUsage}}
 }
 
 // expFlags are the flags every experiment shares.

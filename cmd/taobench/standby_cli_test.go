@@ -21,6 +21,7 @@ import (
 // with --replica and no --db a read-only workload runs on the standby
 // alone, and one that writes is refused (exit 2).
 func TestCLIStandby(t *testing.T) {
+	testenv.Integration(t)
 	t.Parallel()
 	urls := testenv.PostgresStandbys(t)
 	primary, standby := urls[0], urls[1]

@@ -28,6 +28,7 @@ func Galera(t testing.TB) []string {
 // that goes away mid-run and comes back.
 func GaleraNodes(t testing.TB) *Nodes {
 	t.Helper()
+	Integration(t)
 	for _, f := range []string{"/usr/sbin/mariadbd", "/usr/lib/galera/libgalera_smm.so"} {
 		if _, err := os.Stat(f); err != nil {
 			skipOrFail(t, "%s is missing (apt-get install mariadb-server galera-4): no Galera cluster", f)
@@ -93,6 +94,7 @@ func (n *Nodes) pidFile(i int) string {
 // when the test ends, and returns their URLs, the primary's first.
 func PostgresStandbys(t testing.TB) []string {
 	t.Helper()
+	Integration(t)
 	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_basebackup"); len(m) == 0 {
 		skipOrFail(t, "PostgreSQL's server programs are missing (apt-get install postgresql): no standbys")
 	}
@@ -104,6 +106,7 @@ func PostgresStandbys(t testing.TB) []string {
 // again: a standby that goes away mid-run and comes back.
 func PostgresNodes(t testing.TB) *PGNodes {
 	t.Helper()
+	Integration(t)
 	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_basebackup"); len(m) == 0 {
 		skipOrFail(t, "PostgreSQL's server programs are missing (apt-get install postgresql): no standbys")
 	}
@@ -146,6 +149,7 @@ func (n *PGNodes) pgCtl(i int, args ...string) error {
 // returns their URLs, the primary's first.
 func MariaDBReplicas(t testing.TB) []string {
 	t.Helper()
+	Integration(t)
 	for _, f := range []string{"/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db"} {
 		if _, err := os.Stat(f); err != nil {
 			skipOrFail(t, "%s is missing (apt-get install mariadb-server): no replicas", f)
@@ -161,6 +165,7 @@ func MariaDBReplicas(t testing.TB) []string {
 // printed and its data directory.
 func cluster(t testing.TB, name string, offsets []int, args ...string) ([]string, string) {
 	t.Helper()
+	Integration(t)
 	_, here, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(here), "..", "..", "bench", "cluster", name)
 	// The servers run as their own system user, who must reach the directory.
@@ -172,6 +177,7 @@ func cluster(t testing.TB, name string, offsets []int, args ...string) ([]string
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	reapOnExit(t, dir, stopEach(script, dir, "c")...)
 	// The ports were free when freeBase looked; another test's servers,
 	// started in between, may have taken one: then start again on others.
 	var data string
@@ -203,6 +209,16 @@ func cluster(t testing.TB, name string, offsets []int, args ...string) ([]string
 		t.Fatalf("%s start printed %q, want 3 URLs", script, out.String())
 	}
 	return urls, data
+}
+
+// stopEach is the stop command of each start attempt's directory, PREFIX1
+// to PREFIX3 in dir, for reapOnExit.
+func stopEach(script, dir, prefix string) [][]string {
+	var cmds [][]string
+	for attempt := 1; attempt <= 3; attempt++ {
+		cmds = append(cmds, []string{script, "stop", filepath.Join(dir, fmt.Sprint(prefix, attempt))})
+	}
+	return cmds
 }
 
 // freeBase returns a port p such that p+off, p+off+1 and p+off+2 are free

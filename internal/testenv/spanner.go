@@ -30,6 +30,8 @@ func SpannerEmulator(t testing.TB) string {
 	default:
 		return addr
 	}
+	// Starting an emulator of the test's own is the integration suite's.
+	Integration(t)
 	if SpannerEmulatorDir() == "" {
 		skipOrFail(t, "the Cloud Spanner emulator is not installed (apt-get install google-cloud-cli-spanner-emulator, "+
 			"from Google's apt source), and TAOBENCH_SPANNER_EMULATOR is not set: no emulator")
@@ -37,6 +39,7 @@ func SpannerEmulator(t testing.TB) string {
 	_, here, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(here), "..", "..", "bench", "cluster", "spanner")
 	dir := t.TempDir()
+	reapOnExit(t, dir, stopEach(script, dir, "e")...)
 	var out, errOut bytes.Buffer
 	for attempt := 1; ; attempt++ {
 		d := filepath.Join(dir, fmt.Sprint("e", attempt))

@@ -150,11 +150,6 @@ func (db *DB) Close() error {
 	return nil
 }
 
-// isCode reports whether err carries the gRPC code c.
-func isCode(err error, c codes.Code) bool {
-	return err != nil && spanner.ErrCode(err) == c
-}
-
 // codeName is a gRPC code as Spanner's documentation writes it: ABORTED,
 // DEADLINE_EXCEEDED.
 func codeName(c codes.Code) string {
