@@ -27,6 +27,10 @@ func (db *DB) inspectIntegrity(ctx context.Context, inv *store.Inventory) error 
 	bidir := typeList(func(t tao.EdgeType) bool { _, ok := t.Inverse(); return ok })
 	uniq := typeList(tao.EdgeType.IsUnique)
 	missing := func(types string) string {
+		if db.d.antiJoin { // Vitess plans no correlated NOT EXISTS (dialect.antiJoin)
+			return "SELECT COUNT(*) FROM edges e LEFT JOIN edges i ON i.id1 = e.id2 AND i.type = " + inverseCase("e.type") + " AND i.id2 = e.id1 " +
+				"WHERE " + baseOf("e.type") + " IN (" + types + ") AND i.id1 IS NULL"
+		}
 		return "SELECT COUNT(*) FROM edges e WHERE " + baseOf("e.type") + " IN (" + types + ") AND NOT EXISTS (SELECT 1 FROM edges i " +
 			"WHERE i.id1 = e.id2 AND i.type = " + inverseCase("e.type") + " AND i.id2 = e.id1)"
 	}
