@@ -67,6 +67,14 @@ type Options struct {
 	// Trace, when set, sees every read a tier answered (tests check the
 	// staleness classification with it); it must be safe for concurrent use.
 	Trace func(Read)
+	// ClientCacheLocality is the share of reads drawn to the client cache
+	// that read again what their client read moments ago (gen's Reread;
+	// docs/tiers.md): DefaultLocality models TAO's, 0 none.
+	ClientCacheLocality float64
+	// TxnsAtDB sends every read transaction to the database, as taobench
+	// did before read transactions were served where TAO serves them
+	// (readtxn.go): for comparison, and for tests that the model matters.
+	TxnsAtDB bool
 }
 
 // Read is one answered read, as Options.Trace sees it.
@@ -101,12 +109,17 @@ type Store struct {
 	plain bool
 	// base is when Open ran (with the monotonic clock): the checker
 	// alone takes its instants from it (now), one clock reading each.
-	base  time.Time
-	csc   *csc     // nil: no client_cache tier
-	tao   *taoTier // nil: no tao tier
-	log   *commitLog
-	trace func(Read)
-	notes []string
+	base time.Time
+	csc  *csc // nil: no client_cache tier
+	// noTxnTier: read transactions go to the database (Options.TxnsAtDB).
+	noTxnTier bool
+	locality  float64 // Options.ClientCacheLocality, with a client cache
+	warmMu    sync.Mutex
+	warm      warmed   // the last prefill Warm ran before a clock started
+	tao       *taoTier // nil: no tao tier
+	log       *commitLog
+	trace     func(Read)
+	notes     []string
 
 	reps       []*replica
 	next       atomic.Uint64 // round robin over reps
@@ -128,8 +141,12 @@ type experiment struct {
 	logNS        string // the shared commit log's key prefix
 	measure, end int64  // Unix ns: reads that begin in [measure, end) count
 	prefill      sync.WaitGroup
-	mu           sync.Mutex
-	c            result.Consistency
+	warmed       bool // Warm prefilled its keys before the clock started
+	// readOps are the read operations each tier answered in the window
+	// (a read transaction's reads one by one); under mu.
+	readOps [tao.NumTiers]int64
+	mu      sync.Mutex
+	c       result.Consistency
 	// reps are the replicas' rows, by replica (c.Replicas when it ends).
 	reps []result.ReplicaStats
 	// chk are the database's reads with the checker alone, in shards
@@ -221,6 +238,10 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		s.reps = append(s.reps, &replica{st: r, name: name, idx: i, role: role})
 	}
 	s.plain, s.base = !opts.Enabled(), time.Now()
+	s.noTxnTier = opts.TxnsAtDB
+	if s.csc != nil {
+		s.locality = opts.ClientCacheLocality
+	}
 	s.exp.Store(s.newExperiment(0, 0, 0, 0))
 	var bg context.Context
 	bg, s.stop = context.WithCancel(context.WithoutCancel(ctx))
@@ -329,7 +350,11 @@ func (s *Store) WatchContext(ctx context.Context) func() {
 // with the Redis keys of this graph and run number: the drivers of a run
 // share them and every other run starts cold.
 func (s *Store) BeginExperiment(graphSeed uint64, run int64, measure, end time.Time) {
-	s.exp.Store(s.newExperiment(graphSeed, run, measure.UnixNano(), end.UnixNano()))
+	x := s.newExperiment(graphSeed, run, measure.UnixNano(), end.UnixNano())
+	if st, ok := s.takeWarm(x); ok {
+		x.c.Prefill, x.warmed = st, true
+	}
+	s.exp.Store(x)
 }
 
 func (s *Store) newExperiment(graphSeed uint64, run int64, measure, end int64) *experiment {
@@ -348,6 +373,8 @@ func (s *Store) EndExperiment() *result.Consistency {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.c
+	c.ReadOps = x.readOps
+	c.TxnsAtDB = s.noTxnTier && !s.plain
 	if c.CheckOnly = s.plain; s.plain {
 		c.CheckEvery = CheckEvery
 	}
@@ -489,7 +516,7 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 		tr.failed[tao.TierTAO] = err != nil
 		if ok {
 			tr.served = tao.TierTAO
-			if useCSC {
+			if s.csc != nil {
 				s.csc.put(ck, e, time.Now())
 			}
 		}
@@ -507,13 +534,16 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 			if useTAO {
 				tr.failed[tao.TierTAO] = s.tao.put(ctx, x.ns, ck, e) != nil || tr.failed[tao.TierTAO]
 			}
-			if useCSC {
+			if s.csc != nil {
 				s.csc.put(ck, e, time.Now())
 			}
 		}
 	}
 	tr.hit[tr.served] = tr.answered && tr.replica == nil
 	took := time.Since(begin)
+	if tr.answered && tr.replica == nil {
+		x.ops(tr.served, 1, begin)
+	}
 	if tr.answered {
 		// A replica's reads are its own figure (Consistency.Replica), not db's.
 		res.Served, res.Tiered = tr.served, tr.replica == nil || tr.served != tao.TierDB
@@ -559,7 +589,14 @@ func (s *Store) fetch(ctx context.Context, db store.Store, req *tao.Request, res
 	return entry{outcome: tao.OK, rows: fr.Ops[1].Rows, basis: basis}, true
 }
 
+// readTxn serves a read transaction at the database when read
+// transactions go there (Options.TxnsAtDB) or replicas answer the
+// database tier; else where TAO serves it (readtxn.go, txnTiered).
 func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) {
+	if !s.noTxnTier && len(s.reps) == 0 && (s.csc != nil || s.tao != nil) {
+		s.txnTiered(ctx, req, res)
+		return
+	}
 	x := s.exp.Load()
 	begin := time.Now()
 	tr := trace{drawn: req.Tier, served: tao.TierDB}
@@ -573,7 +610,10 @@ func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) 
 	res.Served, res.Tiered = tao.TierDB, tr.answered && rep == nil
 	x.record(&tr, begin, ret.Sub(begin))
 	if tr.answered {
-		s.judgeTxn(x, req, res, rep, begin.UnixNano(), ret.UnixNano())
+		if rep == nil {
+			x.ops(tao.TierDB, len(req.Ops), begin)
+		}
+		s.judgeTxn(x, req, res, tao.TierDB, rep, begin.UnixNano(), ret.UnixNano(), nil)
 	}
 }
 
@@ -637,12 +677,14 @@ func Sampled(op *tao.Op) bool {
 	return (h>>32)%CheckEvery == 0
 }
 
-// judgeTxn classes each read op of a read the database tier answered,
-// the request counting once, stale when any of its ops is (the oldest
-// age). The primary's answer has its return as basis, so it cannot be
-// stale unless the checker is wrong (the self-check); a replica's waits
-// for its basis from the heartbeat, as a single read's does.
-func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, rep *replica, begin, ret int64) {
+// judgeTxn classes each read op of a read transaction tier served
+// answered, the request counting once, stale when any of its ops is (the
+// oldest age). The database's answer has its return ret as basis, so the
+// primary's cannot be stale unless the checker is wrong (the self-check);
+// a replica's waits for its basis from the heartbeat, as a single read's
+// does. Answers from a cache (es, by op; nil: none) carry their entries'
+// bases.
+func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, served tao.Tier, rep *replica, begin, ret int64, es []entry) {
 	n := min(len(req.Ops), len(res.Ops))
 	async := s.shared != nil || (rep != nil && s.hb != nil)
 	var agg *txnJudge
@@ -653,8 +695,12 @@ func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, rep *
 	var stale bool
 	var age int64
 	for i := range n {
-		j := judged{x: x, op: req.Ops[i], r: res.Ops[i], served: tao.TierDB, rep: rep,
-			basis: ret, begin: begin, logNS: x.logNS, txn: agg}
+		basis := ret
+		if es != nil {
+			basis = es[i].basis
+		}
+		j := judged{x: x, op: req.Ops[i], r: res.Ops[i], served: served, rep: rep,
+			basis: basis, begin: begin, logNS: x.logNS, txn: agg}
 		switch {
 		case rep != nil && s.hb != nil:
 			rep.wait(pendingRead{j: j, ret: ret})
@@ -667,7 +713,7 @@ func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, rep *
 		}
 	}
 	if n > 1 && !async {
-		s.count(x, tao.TierDB, rep, begin, stale, age)
+		s.count(x, served, rep, begin, stale, age)
 	}
 }
 
@@ -821,6 +867,17 @@ func (x *experiment) record(tr *trace, begin time.Time, took time.Duration) {
 		t.Latency = orNew(t.Latency)
 		t.Latency.Record(took)
 	}
+}
+
+// ops counts n read operations tier answered for a read that began at
+// begin, when it began in the measured window.
+func (x *experiment) ops(tier tao.Tier, n int, begin time.Time) {
+	if n == 0 || !x.in(begin.UnixNano()) {
+		return
+	}
+	x.mu.Lock()
+	x.readOps[tier] += int64(n)
+	x.mu.Unlock()
 }
 
 // second is the second of the measured window an instant (Unix ns) is in.
