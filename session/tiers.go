@@ -30,6 +30,9 @@ type TierSpec struct {
 	// database (tier.Options.TxnsAtDB).
 	Locality float64
 	TxnsAtDB bool
+	// Invalidate has writes delete the tao tier's entries rather than
+	// apply TAO's changeset (tier.Options.Invalidate).
+	Invalidate bool
 	// Replicas are the URLs of read replicas of the database: the
 	// database tier's reads go to them. A session opened ReadOnly is
 	// on Replicas[0] itself.
@@ -71,7 +74,7 @@ func (t TierSpec) Options(clients int) (tier.Options, error) {
 		size = DefaultClientCacheSize
 	}
 	return tier.Options{Cache: t.Cache, ClientCacheTTL: t.TTL, ClientCacheSize: size, Clients: clients,
-		ClientCacheLocality: t.Locality, TxnsAtDB: t.TxnsAtDB}, nil
+		ClientCacheLocality: t.Locality, TxnsAtDB: t.TxnsAtDB, Invalidate: t.Invalidate}, nil
 }
 
 // Check checks the spec as Options does, for a command to refuse bad

@@ -75,6 +75,10 @@ type Options struct {
 	// did before read transactions were served where TAO serves them
 	// (readtxn.go): for comparison, and for tests that the model matters.
 	TxnsAtDB bool
+	// Invalidate has a write delete the tao tier's entries it touched
+	// (and the lists' whole hashes), as taobench did before it applied
+	// TAO's changeset (through.go): for comparison and tests.
+	Invalidate bool
 }
 
 // Read is one answered read, as Options.Trace sees it.
@@ -112,14 +116,15 @@ type Store struct {
 	base time.Time
 	csc  *csc // nil: no client_cache tier
 	// noTxnTier: read transactions go to the database (Options.TxnsAtDB).
-	noTxnTier bool
-	locality  float64 // Options.ClientCacheLocality, with a client cache
-	warmMu    sync.Mutex
-	warm      warmed   // the last prefill Warm ran before a clock started
-	tao       *taoTier // nil: no tao tier
-	log       *commitLog
-	trace     func(Read)
-	notes     []string
+	noTxnTier  bool
+	invalidate bool    // Options.Invalidate
+	locality   float64 // Options.ClientCacheLocality, with a client cache
+	warmMu     sync.Mutex
+	warm       warmed   // the last prefill Warm ran before a clock started
+	tao        *taoTier // nil: no tao tier
+	log        *commitLog
+	trace      func(Read)
+	notes      []string
 
 	reps       []*replica
 	next       atomic.Uint64 // round robin over reps
@@ -238,7 +243,7 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		s.reps = append(s.reps, &replica{st: r, name: name, idx: i, role: role})
 	}
 	s.plain, s.base = !opts.Enabled(), time.Now()
-	s.noTxnTier = opts.TxnsAtDB
+	s.noTxnTier, s.invalidate = opts.TxnsAtDB, opts.Invalidate
 	if s.csc != nil {
 		s.locality = opts.ClientCacheLocality
 	}
@@ -461,21 +466,29 @@ func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
 	// On the stack for the usual write (no garbage per request).
 	var cbuf, ibuf [8]key
 	changed, invalid := cbuf[:0], ibuf[:0]
+	var ch []change
 	for i := range req.Ops {
 		if !req.Ops[i].Kind.IsRead() && i < len(res.Ops) {
+			if s.tao != nil && !s.invalidate {
+				// TAO's changeset (through.go): the log's keys from
+				// written, the tier's updates from through.
+				changed, _ = written(&req.Ops[i], &res.Ops[i], changed, nil)
+				ch, invalid = through(&req.Ops[i], &res.Ops[i], ch, invalid)
+				continue
+			}
 			changed, invalid = written(&req.Ops[i], &res.Ops[i], changed, invalid)
 		}
 	}
 	for _, k := range changed {
 		s.log.add(k, start, end)
 	}
-	if s.tao != nil && len(invalid)+len(changed) > 0 {
+	if s.tao != nil && len(invalid)+len(changed)+len(ch) > 0 {
 		// After the commit, even when the request's context has ended:
 		// an invalidation left undone would leave the entry stale. The
 		// shared log learns of the write in the same round trip.
 		x := s.exp.Load()
 		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		err := s.tao.commit(ictx, x.ns, invalid, x.logNS, changed, start, end)
+		err := s.tao.commit(ictx, x.ns, invalid, ch, x.logNS, changed, start, end)
 		cancel()
 		if err != nil {
 			if x.in(start) {
