@@ -81,6 +81,8 @@ func through(op *tao.Op, r *tao.OpResult, ch []change, invalid []key) ([]change,
 			ch = append(ch, change{k: ie, act: "iupsert"})
 		case op.Kind == tao.EdgeDelete && r.Found:
 			ch = append(ch, change{k: ie, act: "idelete"})
+		case op.Kind == tao.EdgeDelete: // the inverse may have gone alone
+			invalid = append(invalid, key{kind: 'l', id1: op.ID2, typ: inv})
 		}
 	}
 	switch {
