@@ -2,8 +2,9 @@
 // §3.2; docs/tiers.md): a client-side cache in the process (client_cache),
 // TAO's cache tier on a real Redis server (tao), and the database (db).
 // Each read goes to the tier the workload's read_tiers drew and falls
-// through on a miss (client_cache → tao → db), filling the tiers it passed;
-// writes go to the database and then invalidate the Redis tier. Every read
+// through on a miss (client_cache → tao → db), filling the tiers it passed
+// (a read transaction key by key, readtxn.go); writes go to the database
+// and then apply their changeset to the Redis tier (through.go). Every read
 // is classed fresh or stale against a log of the writes this process
 // committed (log.go), and each experiment's figures per tier come back as
 // a result.Consistency.
@@ -423,11 +424,9 @@ func orNew(s *metrics.Series) *metrics.Series {
 	return s
 }
 
-// Exec runs a write on the database and then invalidates the tao tier; a
-// single read goes through the tiers; a read transaction goes to the
-// database, the one tier that answers several keys at one point in time.
-// Without tiers (plain) every read goes to the database as a transaction
-// does.
+// Exec runs a write on the database and then updates the tao tier; a
+// single read goes through the tiers, a read transaction too, key by key
+// (readTxn). Without tiers (plain) every read goes to the database.
 func (s *Store) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
 	switch {
 	case req.Class == tao.Write || req.Class == tao.WriteTxn:
