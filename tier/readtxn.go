@@ -175,7 +175,7 @@ func (s *Store) txnTiered(ctx context.Context, req *tao.Request, res *tao.Result
 	for t, k := range by {
 		x.ops(tao.Tier(t), k, begin)
 	}
-	s.judgeTxn(x, req, res, tr.served, nil, begin.UnixNano(), ret.UnixNano(), es)
+	s.judgeTxn(x, req, res, tr.served, nil, begin.UnixNano(), ret.UnixNano(), es, from)
 }
 
 // fillTxn stores in the tao tier what the database answered to a read

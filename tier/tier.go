@@ -625,7 +625,7 @@ func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) 
 		if rep == nil {
 			x.ops(tao.TierDB, len(req.Ops), begin)
 		}
-		s.judgeTxn(x, req, res, tao.TierDB, rep, begin.UnixNano(), ret.UnixNano(), nil)
+		s.judgeTxn(x, req, res, tao.TierDB, rep, begin.UnixNano(), ret.UnixNano(), nil, nil)
 	}
 }
 
@@ -696,22 +696,34 @@ func Sampled(op *tao.Op) bool {
 // a replica's waits for its basis from the heartbeat, as a single read's
 // does. Answers from a cache (es, by op; nil: none) carry their entries'
 // bases.
-func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, served tao.Tier, rep *replica, begin, ret int64, es []entry) {
+//
+// The reads of a transaction served key by key (from: each read's tier,
+// nil when served answered them all) are classed each with its tier, and
+// a stale transaction counts as a stale read of the tier that served its
+// stale read: the database's only when one of its own reads was stale
+// (the self-check's failure), a cache's otherwise.
+func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, served tao.Tier, rep *replica, begin, ret int64, es []entry, from []tao.Tier) {
 	n := min(len(req.Ops), len(res.Ops))
 	async := s.shared != nil || (rep != nil && s.hb != nil)
 	var agg *txnJudge
 	if n > 1 && async {
 		agg = &txnJudge{}
 		agg.left.Store(int32(n))
+		agg.tier.Store(-1)
 	}
 	var stale bool
 	var age int64
+	staleTier := served
 	for i := range n {
 		basis := ret
 		if es != nil {
 			basis = es[i].basis
 		}
-		j := judged{x: x, op: req.Ops[i], r: res.Ops[i], served: served, rep: rep,
+		opTier := served
+		if from != nil {
+			opTier = from[i]
+		}
+		j := judged{x: x, op: req.Ops[i], r: res.Ops[i], served: opTier, rep: rep,
 			basis: basis, begin: begin, logNS: x.logNS, txn: agg}
 		switch {
 		case rep != nil && s.hb != nil:
@@ -721,11 +733,14 @@ func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, serve
 		default: // classed here, counted once below
 			st, a := s.log.stale(logKey(&j.op), j.basis, j.begin)
 			s.show(&j, st, a)
+			if st && (!stale || opTier == tao.TierDB) {
+				staleTier = opTier
+			}
 			stale, age = stale || st, max(age, a)
 		}
 	}
 	if n > 1 && !async {
-		s.count(x, served, rep, begin, stale, age)
+		s.count(x, staleTier, rep, begin, stale, age)
 	}
 }
 
@@ -735,6 +750,7 @@ type txnJudge struct {
 	left  atomic.Int32
 	stale atomic.Bool
 	age   atomic.Int64
+	tier  atomic.Int32 // the tier of its stale read (judgeTxn); -1: none yet
 }
 
 var errNoPrimary = errors.New("a write with replicas alone: give the primary with --db")
@@ -915,11 +931,22 @@ func (s *Store) decide(j *judged, stale bool, age int64) {
 			t.stale.Store(true)
 			for a := t.age.Load(); age > a && !t.age.CompareAndSwap(a, age); a = t.age.Load() {
 			}
+			if j.served == tao.TierDB {
+				t.tier.Store(int32(tao.TierDB))
+			} else {
+				t.tier.CompareAndSwap(-1, int32(j.served))
+			}
 		}
 		if t.left.Add(-1) != 0 {
 			return
 		}
 		stale, age = t.stale.Load(), t.age.Load()
+		served := j.served
+		if k := t.tier.Load(); k >= 0 {
+			served = tao.Tier(k)
+		}
+		s.count(j.x, served, j.rep, j.begin, stale, age)
+		return
 	}
 	s.count(j.x, j.served, j.rep, j.begin, stale, age)
 }
