@@ -52,9 +52,14 @@ func TierRows(w *workload.Workload, c *result.Consistency) []result.FidelityRow 
 	for _, x := range servedWeights {
 		sum += x
 	}
-	// Read transactions go to the database (docs/tiers.md): read_tiers
-	// shares the single reads, the database also serves every transaction.
-	txn := txnShare(w)
+	// Read transactions are served where TAO serves them, as single reads
+	// are (docs/tiers.md, "Read transactions"): read_tiers shares every
+	// read request; with them sent to the database (c.TxnsAtDB) the
+	// database also serves every transaction.
+	txn, rule := 0.0, "read transactions served as single reads"
+	if c.TxnsAtDB {
+		txn, rule = txnShare(w), "read transactions go to db"
+	}
 	for i := range c.Tiers {
 		if !asked[i] {
 			continue
@@ -65,7 +70,7 @@ func TierRows(w *workload.Workload, c *result.Consistency) []result.FidelityRow 
 			want += txn
 		}
 		rows = append(rows, share("reads served by "+name, want, ModelTiers, served[i], all,
-			fmt.Sprintf("after falling through on misses (drawn %d); read transactions go to db; TAO §3.2: 14.1 / 85.0 / 0.872%% from warm tiers", drawn[i])))
+			fmt.Sprintf("after falling through on misses (drawn %d); %s; TAO §3.2: 14.1 / 85.0 / 0.872%% from warm tiers", drawn[i], rule)))
 	}
 	return append(rows, selfCheck(c))
 }

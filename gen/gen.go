@@ -160,6 +160,7 @@ type Generator struct {
 	lastCat tao.EdgeCategory
 	mem     memory
 	fresh   recent
+	reread  rereads  // client-cache locality (reread.go); off unless set
 	races   []uint32 // per shard: contested unique adds issued so far
 	// injRng draws lock holds and injected failures, apart from rng so a
 	// workload's request stream is the same with and without them.
@@ -452,6 +453,7 @@ func (gen *Generator) next(req *tao.Request, c tao.Class) {
 		req.Tier = tao.TierDB
 	default:
 		req.Tier = gen.tiers.draw(r)
+		gen.rereadInto(req)
 	}
 	req.Race = gen.raced
 	gen.injectInto(req)

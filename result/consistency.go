@@ -33,6 +33,13 @@ type Consistency struct {
 	// CheckEvery: with CheckOnly, the checker classed one database read
 	// in CheckEvery (a sample by key); the db tier counts those.
 	CheckEvery int
+	// TxnsAtDB: read transactions all went to the database (run's
+	// --read-txns-at-db), not where TAO serves them (docs/tiers.md).
+	TxnsAtDB bool
+	// ReadOps are the read operations each tier answered, by tier, a read
+	// transaction's one by one (its reads may come from several tiers);
+	// replicas' are not counted.
+	ReadOps [tao.NumTiers]int64
 }
 
 // Prefill counts what a warmup's prefill of the tao tier stored: objects,
@@ -157,6 +164,7 @@ func (c *Consistency) Merge(o *Consistency) {
 	}
 	for i := range c.Tiers {
 		c.Tiers[i].merge(&o.Tiers[i])
+		c.ReadOps[i] += o.ReadOps[i]
 	}
 	if o.Prefill != nil {
 		if c.Prefill == nil {
@@ -218,6 +226,7 @@ func mergeConsistency(a, b *Consistency) *Consistency {
 	for _, x := range []*Consistency{a, b} {
 		if x != nil {
 			m.CheckEvery = max(m.CheckEvery, x.CheckEvery)
+			m.TxnsAtDB = m.TxnsAtDB || x.TxnsAtDB
 		}
 	}
 	m.Merge(a)
@@ -234,10 +243,13 @@ type jsonConsistencyExperiment struct {
 type jsonConsistency struct {
 	// CheckOnly: absent (false) in files written before taobench ran the
 	// checker without tiers.
-	CheckOnly  bool                `json:"check_only"`
-	CheckEvery int                 `json:"check_every,omitempty"`
-	Tiers      map[string]jsonTier `json:"tiers"`
-	Prefill    *jsonPrefill        `json:"prefill,omitempty"`
+	CheckOnly  bool `json:"check_only"`
+	CheckEvery int  `json:"check_every,omitempty"`
+	TxnsAtDB   bool `json:"read_txns_at_db,omitempty"`
+	// ReadOps: absent in files written before they were counted.
+	ReadOps map[string]int64    `json:"read_ops,omitempty"`
+	Tiers   map[string]jsonTier `json:"tiers"`
+	Prefill *jsonPrefill        `json:"prefill,omitempty"`
 }
 
 type jsonPrefill struct {
@@ -295,7 +307,15 @@ func consistencyJSON(c *Consistency) (jsonConsistencyExperiment, error) {
 	if c == nil {
 		return jsonConsistencyExperiment{}, nil
 	}
-	x := &jsonConsistency{CheckOnly: c.CheckOnly, CheckEvery: c.CheckEvery, Tiers: map[string]jsonTier{}}
+	x := &jsonConsistency{CheckOnly: c.CheckOnly, CheckEvery: c.CheckEvery, TxnsAtDB: c.TxnsAtDB, Tiers: map[string]jsonTier{}}
+	for i, n := range c.ReadOps {
+		if n > 0 {
+			if x.ReadOps == nil {
+				x.ReadOps = map[string]int64{}
+			}
+			x.ReadOps[tao.Tier(i).String()] = n
+		}
+	}
 	if p := c.Prefill; p != nil {
 		x.Prefill = &jsonPrefill{p.Objects, p.Edges, p.Lists, p.Complete, p.Errors, p.Done, p.Took.Seconds()}
 	}
@@ -379,7 +399,14 @@ func consistencyFromJSON(x jsonConsistencyExperiment, e *Experiment) error {
 	if x.Consistency.CheckEvery < 0 {
 		return fmt.Errorf("consistency: check_every %d: want 1 or more, or absent", x.Consistency.CheckEvery)
 	}
-	c := &Consistency{CheckOnly: x.Consistency.CheckOnly, CheckEvery: x.Consistency.CheckEvery}
+	c := &Consistency{CheckOnly: x.Consistency.CheckOnly, CheckEvery: x.Consistency.CheckEvery, TxnsAtDB: x.Consistency.TxnsAtDB}
+	for name, n := range x.Consistency.ReadOps {
+		t, ok := tao.ParseTier(name)
+		if !ok || n < 0 {
+			return fmt.Errorf("consistency: read_ops %q: %d: want a tier (client_cache, tao, db) and a count of 0 or more", name, n)
+		}
+		c.ReadOps[t] = n
+	}
 	for i := range c.Tiers {
 		name := tao.Tier(i).String()
 		t, ok := x.Consistency.Tiers[name]

@@ -179,6 +179,10 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 		return nil, err
 	}
 
+	// A tier to warm is warmed first: the experiment's clock waits for it.
+	if w, ok := cfg.Store.(Warmer); ok {
+		w.Warm(ctx, cfg.Graph, cfg.Graph.Seed(), cfg.Run, cfg.Status)
+	}
 	// The experiment's clock starts once the plan and clients are built,
 	// or at the shared start, and the server's statistics read.
 	r := &experiment{cfg: &cfg, e: e, plan: plan, gs: gs, clients: clients, x: x}
@@ -552,6 +556,9 @@ func newClient(plan *gen.Plan, i int, cfg *Config, rec *metrics.Recorder, x *exp
 		clk:      clock.NewMono(),
 	}
 	c.gen.UseBuffers(c)
+	if r, ok := cfg.Store.(Rereader); ok {
+		c.gen.Reread(r.Reread())
+	}
 	return c
 }
 

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/taobench/taobench/graph"
@@ -23,4 +24,19 @@ type Tiered interface {
 // must stop by until, the measured window's start.
 type Prefiller interface {
 	Prefill(ctx context.Context, g *graph.Graph, until time.Time)
+}
+
+// Warmer is a Tiered store that can warm its tiers before an
+// experiment's clock starts: Do calls it first, and the experiment (its
+// warmup, then its measured window) waits until it returns; it shows its
+// progress on status (none when nil).
+type Warmer interface {
+	Warm(ctx context.Context, g *graph.Graph, graphSeed uint64, run int64, status io.Writer)
+}
+
+// Rereader is a store with a client cache whose locality the clients'
+// generators draw (gen's Reread): a read drawn to the client cache reads
+// again, with this probability, one of the client's recent reads.
+type Rereader interface {
+	Reread() float64
 }

@@ -25,6 +25,14 @@ type TierSpec struct {
 	Cache string
 	TTL   time.Duration
 	Size  int
+	// Locality is the client cache's locality (tier.Options.
+	// ClientCacheLocality), TxnsAtDB sends read transactions to the
+	// database (tier.Options.TxnsAtDB).
+	Locality float64
+	TxnsAtDB bool
+	// Invalidate has writes delete the tao tier's entries rather than
+	// apply TAO's changeset (tier.Options.Invalidate).
+	Invalidate bool
 	// Replicas are the URLs of read replicas of the database: the
 	// database tier's reads go to them. A session opened ReadOnly is
 	// on Replicas[0] itself.
@@ -34,6 +42,10 @@ type TierSpec struct {
 // DefaultClientCacheSize is the client cache's bound when only its TTL is
 // given.
 const DefaultClientCacheSize = 100000
+
+// DefaultClientCacheLocality is --client-cache-locality's default, the
+// locality that models TAO's client cache (tier.DefaultLocality).
+const DefaultClientCacheLocality = tier.DefaultLocality
 
 // Options checks the spec and returns the tiers' options for clients
 // clients; its errors are InputErrors naming run's flags.
@@ -47,6 +59,8 @@ func (t TierSpec) Options(clients int) (tier.Options, error) {
 		return tier.Options{}, badInput("%s: --client-cache-ttl %v: give a positive duration such as 2s", cmd, t.TTL)
 	case t.Size < 0:
 		return tier.Options{}, badInput("%s: --client-cache-size %d: give a positive number of entries", cmd, t.Size)
+	case t.Locality < 0 || t.Locality > 1 || t.Locality != t.Locality:
+		return tier.Options{}, badInput("%s: --client-cache-locality %v: give a share from 0 to 1 (1, the default, models TAO's client cache)", cmd, t.Locality)
 	case t.Size > 0 && t.TTL == 0:
 		return tier.Options{}, badInput("%s: --client-cache-size %d without --client-cache-ttl: give the client cache a TTL too, such as --client-cache-ttl 2s", cmd, t.Size)
 	}
@@ -59,7 +73,8 @@ func (t TierSpec) Options(clients int) (tier.Options, error) {
 	if t.TTL > 0 && size == 0 {
 		size = DefaultClientCacheSize
 	}
-	return tier.Options{Cache: t.Cache, ClientCacheTTL: t.TTL, ClientCacheSize: size, Clients: clients}, nil
+	return tier.Options{Cache: t.Cache, ClientCacheTTL: t.TTL, ClientCacheSize: size, Clients: clients,
+		ClientCacheLocality: t.Locality, TxnsAtDB: t.TxnsAtDB, Invalidate: t.Invalidate}, nil
 }
 
 // Check checks the spec as Options does, for a command to refuse bad

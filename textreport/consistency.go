@@ -41,9 +41,9 @@ func writeConsistency(b *strings.Builder, c *result.Consistency, sum *metrics.Su
 	if p := c.Prefill; p != nil {
 		state := "done"
 		if !p.Done {
-			state = "NOT done when the measured window began (a longer warmup fills more)"
+			state = "NOT done (the run was cut short before its clock started)"
 		}
-		fmt.Fprintf(b, "  tao tier prefilled from the database in the warmup: %d objects, %d edges, %d lists (%d complete), %d errors, %.1f s, %s\n",
+		fmt.Fprintf(b, "  tao tier prefilled from the database before the experiment's clock: %d objects, %d edges, %d lists (%d complete), %d errors, %.1f s, %s\n",
 			p.Objects, p.Edges, p.Lists, p.Complete, p.Errors, p.Took.Seconds(), state)
 	}
 }

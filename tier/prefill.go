@@ -48,6 +48,9 @@ func (s *Store) Prefill(ctx context.Context, g *graph.Graph, until time.Time) {
 		return
 	}
 	x := s.exp.Load()
+	if x.warmed {
+		return // Warm did, before the clock started
+	}
 	pctx, cancel := context.WithDeadline(ctx, until)
 	p := &prefiller{s: s, x: x, g: g, begin: time.Now()}
 	x.prefill.Add(1)

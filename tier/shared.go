@@ -69,8 +69,9 @@ func (t *taoTier) logNamespace(graphSeed uint64) string {
 
 // commit invalidates the entries of invalid and logs the writes of changed
 // in one pipeline.
-func (t *taoTier) commit(ctx context.Context, ns string, invalid []key, logNS string, changed []key, start, end int64) error {
+func (t *taoTier) commit(ctx context.Context, ns string, invalid []key, ch []change, logNS string, changed []key, start, end int64) error {
 	p := t.c.Pipeline()
+	t.queueThrough(ctx, p, ns, ch, end)
 	if len(invalid) > 0 {
 		names := make([]string, 0, len(invalid))
 		for _, k := range invalid {

@@ -2,8 +2,9 @@
 // §3.2; docs/tiers.md): a client-side cache in the process (client_cache),
 // TAO's cache tier on a real Redis server (tao), and the database (db).
 // Each read goes to the tier the workload's read_tiers drew and falls
-// through on a miss (client_cache → tao → db), filling the tiers it passed;
-// writes go to the database and then invalidate the Redis tier. Every read
+// through on a miss (client_cache → tao → db), filling the tiers it passed
+// (a read transaction key by key, readtxn.go); writes go to the database
+// and then apply their changeset to the Redis tier (through.go). Every read
 // is classed fresh or stale against a log of the writes this process
 // committed (log.go), and each experiment's figures per tier come back as
 // a result.Consistency.
@@ -67,6 +68,18 @@ type Options struct {
 	// Trace, when set, sees every read a tier answered (tests check the
 	// staleness classification with it); it must be safe for concurrent use.
 	Trace func(Read)
+	// ClientCacheLocality is the share of reads drawn to the client cache
+	// that read again what their client read moments ago (gen's Reread;
+	// docs/tiers.md): DefaultLocality models TAO's, 0 none.
+	ClientCacheLocality float64
+	// TxnsAtDB sends every read transaction to the database, as taobench
+	// did before read transactions were served where TAO serves them
+	// (readtxn.go): for comparison, and for tests that the model matters.
+	TxnsAtDB bool
+	// Invalidate has a write delete the tao tier's entries it touched
+	// (and the lists' whole hashes), as taobench did before it applied
+	// TAO's changeset (through.go): for comparison and tests.
+	Invalidate bool
 }
 
 // Read is one answered read, as Options.Trace sees it.
@@ -101,12 +114,18 @@ type Store struct {
 	plain bool
 	// base is when Open ran (with the monotonic clock): the checker
 	// alone takes its instants from it (now), one clock reading each.
-	base  time.Time
-	csc   *csc     // nil: no client_cache tier
-	tao   *taoTier // nil: no tao tier
-	log   *commitLog
-	trace func(Read)
-	notes []string
+	base time.Time
+	csc  *csc // nil: no client_cache tier
+	// noTxnTier: read transactions go to the database (Options.TxnsAtDB).
+	noTxnTier  bool
+	invalidate bool    // Options.Invalidate
+	locality   float64 // Options.ClientCacheLocality, with a client cache
+	warmMu     sync.Mutex
+	warm       warmed   // the last prefill Warm ran before a clock started
+	tao        *taoTier // nil: no tao tier
+	log        *commitLog
+	trace      func(Read)
+	notes      []string
 
 	reps       []*replica
 	next       atomic.Uint64 // round robin over reps
@@ -128,8 +147,12 @@ type experiment struct {
 	logNS        string // the shared commit log's key prefix
 	measure, end int64  // Unix ns: reads that begin in [measure, end) count
 	prefill      sync.WaitGroup
-	mu           sync.Mutex
-	c            result.Consistency
+	warmed       bool // Warm prefilled its keys before the clock started
+	// readOps are the read operations each tier answered in the window
+	// (a read transaction's reads one by one); under mu.
+	readOps [tao.NumTiers]int64
+	mu      sync.Mutex
+	c       result.Consistency
 	// reps are the replicas' rows, by replica (c.Replicas when it ends).
 	reps []result.ReplicaStats
 	// chk are the database's reads with the checker alone, in shards
@@ -221,6 +244,10 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		s.reps = append(s.reps, &replica{st: r, name: name, idx: i, role: role})
 	}
 	s.plain, s.base = !opts.Enabled(), time.Now()
+	s.noTxnTier, s.invalidate = opts.TxnsAtDB, opts.Invalidate
+	if s.csc != nil {
+		s.locality = opts.ClientCacheLocality
+	}
 	s.exp.Store(s.newExperiment(0, 0, 0, 0))
 	var bg context.Context
 	bg, s.stop = context.WithCancel(context.WithoutCancel(ctx))
@@ -329,7 +356,11 @@ func (s *Store) WatchContext(ctx context.Context) func() {
 // with the Redis keys of this graph and run number: the drivers of a run
 // share them and every other run starts cold.
 func (s *Store) BeginExperiment(graphSeed uint64, run int64, measure, end time.Time) {
-	s.exp.Store(s.newExperiment(graphSeed, run, measure.UnixNano(), end.UnixNano()))
+	x := s.newExperiment(graphSeed, run, measure.UnixNano(), end.UnixNano())
+	if st, ok := s.takeWarm(x); ok {
+		x.c.Prefill, x.warmed = st, true
+	}
+	s.exp.Store(x)
 }
 
 func (s *Store) newExperiment(graphSeed uint64, run int64, measure, end int64) *experiment {
@@ -348,6 +379,8 @@ func (s *Store) EndExperiment() *result.Consistency {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	c := x.c
+	c.ReadOps = x.readOps
+	c.TxnsAtDB = s.noTxnTier && !s.plain
 	if c.CheckOnly = s.plain; s.plain {
 		c.CheckEvery = CheckEvery
 	}
@@ -391,11 +424,9 @@ func orNew(s *metrics.Series) *metrics.Series {
 	return s
 }
 
-// Exec runs a write on the database and then invalidates the tao tier; a
-// single read goes through the tiers; a read transaction goes to the
-// database, the one tier that answers several keys at one point in time.
-// Without tiers (plain) every read goes to the database as a transaction
-// does.
+// Exec runs a write on the database and then updates the tao tier; a
+// single read goes through the tiers, a read transaction too, key by key
+// (readTxn). Without tiers (plain) every read goes to the database.
 func (s *Store) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
 	switch {
 	case req.Class == tao.Write || req.Class == tao.WriteTxn:
@@ -434,21 +465,29 @@ func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
 	// On the stack for the usual write (no garbage per request).
 	var cbuf, ibuf [8]key
 	changed, invalid := cbuf[:0], ibuf[:0]
+	var ch []change
 	for i := range req.Ops {
 		if !req.Ops[i].Kind.IsRead() && i < len(res.Ops) {
+			if s.tao != nil && !s.invalidate {
+				// TAO's changeset (through.go): the log's keys from
+				// written, the tier's updates from through.
+				changed, _ = written(&req.Ops[i], &res.Ops[i], changed, nil)
+				ch, invalid = through(&req.Ops[i], &res.Ops[i], ch, invalid)
+				continue
+			}
 			changed, invalid = written(&req.Ops[i], &res.Ops[i], changed, invalid)
 		}
 	}
 	for _, k := range changed {
 		s.log.add(k, start, end)
 	}
-	if s.tao != nil && len(invalid)+len(changed) > 0 {
+	if s.tao != nil && len(invalid)+len(changed)+len(ch) > 0 {
 		// After the commit, even when the request's context has ended:
 		// an invalidation left undone would leave the entry stale. The
 		// shared log learns of the write in the same round trip.
 		x := s.exp.Load()
 		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		err := s.tao.commit(ictx, x.ns, invalid, x.logNS, changed, start, end)
+		err := s.tao.commit(ictx, x.ns, invalid, ch, x.logNS, changed, start, end)
 		cancel()
 		if err != nil {
 			if x.in(start) {
@@ -489,7 +528,7 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 		tr.failed[tao.TierTAO] = err != nil
 		if ok {
 			tr.served = tao.TierTAO
-			if useCSC {
+			if s.csc != nil {
 				s.csc.put(ck, e, time.Now())
 			}
 		}
@@ -507,13 +546,16 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 			if useTAO {
 				tr.failed[tao.TierTAO] = s.tao.put(ctx, x.ns, ck, e) != nil || tr.failed[tao.TierTAO]
 			}
-			if useCSC {
+			if s.csc != nil {
 				s.csc.put(ck, e, time.Now())
 			}
 		}
 	}
 	tr.hit[tr.served] = tr.answered && tr.replica == nil
 	took := time.Since(begin)
+	if tr.answered && tr.replica == nil {
+		x.ops(tr.served, 1, begin)
+	}
 	if tr.answered {
 		// A replica's reads are its own figure (Consistency.Replica), not db's.
 		res.Served, res.Tiered = tr.served, tr.replica == nil || tr.served != tao.TierDB
@@ -559,7 +601,14 @@ func (s *Store) fetch(ctx context.Context, db store.Store, req *tao.Request, res
 	return entry{outcome: tao.OK, rows: fr.Ops[1].Rows, basis: basis}, true
 }
 
+// readTxn serves a read transaction at the database when read
+// transactions go there (Options.TxnsAtDB) or replicas answer the
+// database tier; else where TAO serves it (readtxn.go, txnTiered).
 func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) {
+	if !s.noTxnTier && len(s.reps) == 0 && (s.csc != nil || s.tao != nil) {
+		s.txnTiered(ctx, req, res)
+		return
+	}
 	x := s.exp.Load()
 	begin := time.Now()
 	tr := trace{drawn: req.Tier, served: tao.TierDB}
@@ -573,7 +622,10 @@ func (s *Store) readTxn(ctx context.Context, req *tao.Request, res *tao.Result) 
 	res.Served, res.Tiered = tao.TierDB, tr.answered && rep == nil
 	x.record(&tr, begin, ret.Sub(begin))
 	if tr.answered {
-		s.judgeTxn(x, req, res, rep, begin.UnixNano(), ret.UnixNano())
+		if rep == nil {
+			x.ops(tao.TierDB, len(req.Ops), begin)
+		}
+		s.judgeTxn(x, req, res, tao.TierDB, rep, begin.UnixNano(), ret.UnixNano(), nil, nil)
 	}
 }
 
@@ -637,24 +689,42 @@ func Sampled(op *tao.Op) bool {
 	return (h>>32)%CheckEvery == 0
 }
 
-// judgeTxn classes each read op of a read the database tier answered,
-// the request counting once, stale when any of its ops is (the oldest
-// age). The primary's answer has its return as basis, so it cannot be
-// stale unless the checker is wrong (the self-check); a replica's waits
-// for its basis from the heartbeat, as a single read's does.
-func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, rep *replica, begin, ret int64) {
+// judgeTxn classes each read op of a read transaction tier served
+// answered, the request counting once, stale when any of its ops is (the
+// oldest age). The database's answer has its return ret as basis, so the
+// primary's cannot be stale unless the checker is wrong (the self-check);
+// a replica's waits for its basis from the heartbeat, as a single read's
+// does. Answers from a cache (es, by op; nil: none) carry their entries'
+// bases.
+//
+// The reads of a transaction served key by key (from: each read's tier,
+// nil when served answered them all) are classed each with its tier, and
+// a stale transaction counts as a stale read of the tier that served its
+// stale read: the database's only when one of its own reads was stale
+// (the self-check's failure), a cache's otherwise.
+func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, served tao.Tier, rep *replica, begin, ret int64, es []entry, from []tao.Tier) {
 	n := min(len(req.Ops), len(res.Ops))
 	async := s.shared != nil || (rep != nil && s.hb != nil)
 	var agg *txnJudge
 	if n > 1 && async {
 		agg = &txnJudge{}
 		agg.left.Store(int32(n))
+		agg.tier.Store(-1)
 	}
 	var stale bool
 	var age int64
+	staleTier := served
 	for i := range n {
-		j := judged{x: x, op: req.Ops[i], r: res.Ops[i], served: tao.TierDB, rep: rep,
-			basis: ret, begin: begin, logNS: x.logNS, txn: agg}
+		basis := ret
+		if es != nil {
+			basis = es[i].basis
+		}
+		opTier := served
+		if from != nil {
+			opTier = from[i]
+		}
+		j := judged{x: x, op: req.Ops[i], r: res.Ops[i], served: opTier, rep: rep,
+			basis: basis, begin: begin, logNS: x.logNS, txn: agg}
 		switch {
 		case rep != nil && s.hb != nil:
 			rep.wait(pendingRead{j: j, ret: ret})
@@ -663,11 +733,14 @@ func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, rep *
 		default: // classed here, counted once below
 			st, a := s.log.stale(logKey(&j.op), j.basis, j.begin)
 			s.show(&j, st, a)
+			if st && (!stale || opTier == tao.TierDB) {
+				staleTier = opTier
+			}
 			stale, age = stale || st, max(age, a)
 		}
 	}
 	if n > 1 && !async {
-		s.count(x, tao.TierDB, rep, begin, stale, age)
+		s.count(x, staleTier, rep, begin, stale, age)
 	}
 }
 
@@ -677,6 +750,7 @@ type txnJudge struct {
 	left  atomic.Int32
 	stale atomic.Bool
 	age   atomic.Int64
+	tier  atomic.Int32 // the tier of its stale read (judgeTxn); -1: none yet
 }
 
 var errNoPrimary = errors.New("a write with replicas alone: give the primary with --db")
@@ -823,6 +897,17 @@ func (x *experiment) record(tr *trace, begin time.Time, took time.Duration) {
 	}
 }
 
+// ops counts n read operations tier answered for a read that began at
+// begin, when it began in the measured window.
+func (x *experiment) ops(tier tao.Tier, n int, begin time.Time) {
+	if n == 0 || !x.in(begin.UnixNano()) {
+		return
+	}
+	x.mu.Lock()
+	x.readOps[tier] += int64(n)
+	x.mu.Unlock()
+}
+
 // second is the second of the measured window an instant (Unix ns) is in.
 func (x *experiment) second(t int64) int { return int((t - x.measure) / int64(time.Second)) }
 
@@ -846,11 +931,22 @@ func (s *Store) decide(j *judged, stale bool, age int64) {
 			t.stale.Store(true)
 			for a := t.age.Load(); age > a && !t.age.CompareAndSwap(a, age); a = t.age.Load() {
 			}
+			if j.served == tao.TierDB {
+				t.tier.Store(int32(tao.TierDB))
+			} else {
+				t.tier.CompareAndSwap(-1, int32(j.served))
+			}
 		}
 		if t.left.Add(-1) != 0 {
 			return
 		}
 		stale, age = t.stale.Load(), t.age.Load()
+		served := j.served
+		if k := t.tier.Load(); k >= 0 {
+			served = tao.Tier(k)
+		}
+		s.count(j.x, served, j.rep, j.begin, stale, age)
+		return
 	}
 	s.count(j.x, j.served, j.rep, j.begin, stale, age)
 }
