@@ -26,6 +26,7 @@ type Regions struct {
 // names one (CI builds it once).
 func GaleraRegions(t testing.TB, rtt time.Duration) *Regions {
 	t.Helper()
+	Integration(t)
 	for _, f := range []string{"/usr/sbin/mariadbd", "/usr/lib/galera/libgalera_smm.so"} {
 		if _, err := os.Stat(f); err != nil {
 			skipOrFail(t, "%s is missing (apt-get install mariadb-server galera-4): no Galera cluster", f)
@@ -43,6 +44,7 @@ func GaleraRegions(t testing.TB, rtt time.Duration) *Regions {
 // the standbys synchronous when sync is set.
 func PostgresRegions(t testing.TB, rtt time.Duration, sync bool) *Regions {
 	t.Helper()
+	Integration(t)
 	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_basebackup"); len(m) == 0 {
 		skipOrFail(t, "PostgreSQL's server programs are missing (apt-get install postgresql): no standbys")
 	}

@@ -21,6 +21,7 @@ import (
 // builds it and sets it), and fails where it names no built DIR.
 func Vitess(t testing.TB) string {
 	t.Helper()
+	Integration(t)
 	built := os.Getenv("TAOBENCH_VITESS")
 	if built == "" {
 		t.Skip("TAOBENCH_VITESS is not set (the DIR of `bench/cluster/vitess build DIR`)")
