@@ -143,17 +143,25 @@ func TestTierRowsOnlyAsked(t *testing.T) {
 	if r := tierRow(t, rows, "reads served by db"); r.Verdict != result.Pass || math.Abs(r.Target-1) > 1e-9 {
 		t.Errorf("every read to the database tier (primary and replica): %+v; want pass at target 1", r)
 	}
-	// The tao tier alone: the client cache's reads fall through to it.
+	// The tao tier alone: the client cache's reads fall through to it,
+	// read transactions served as single reads (TAO's path) or all at the
+	// database (--read-txns-at-db).
 	f := txnShare(w)
-	d := consistency(100000, [3]float64{0, 0.99 * (1 - f), 0.01*(1-f) + f})
-	d.Tiers[tao.TierClientCache].Lookups = 0
-	rows = TierRows(w, d)
-	if r := tierRow(t, rows, "reads served by tao"); r.Verdict != result.Pass {
-		t.Errorf("tao tier alone serving the client cache's share: %+v; want pass", r)
-	}
-	for _, r := range rows {
-		if strings.HasPrefix(r.Figure, "reads served by client_cache") {
-			t.Errorf("a row of the client cache, not asked for: %+v", r)
+	for _, atDB := range []bool{false, true} {
+		d := consistency(100000, [3]float64{0, 0.99, 0.01})
+		if atDB {
+			d = consistency(100000, [3]float64{0, 0.99 * (1 - f), 0.01*(1-f) + f})
+		}
+		d.TxnsAtDB = atDB
+		d.Tiers[tao.TierClientCache].Lookups = 0
+		rows = TierRows(w, d)
+		if r := tierRow(t, rows, "reads served by tao"); r.Verdict != result.Pass {
+			t.Errorf("tao tier alone serving the client cache's share (read transactions at the database: %v): %+v; want pass", atDB, r)
+		}
+		for _, r := range rows {
+			if strings.HasPrefix(r.Figure, "reads served by client_cache") {
+				t.Errorf("a row of the client cache, not asked for: %+v", r)
+			}
 		}
 	}
 }

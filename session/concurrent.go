@@ -138,6 +138,17 @@ func (a *activity) beat(stopped context.Context) {
 	}
 }
 
+// endTimeout bounds each write a session makes after an experiment (its
+// end, its deletes): a hung server delays the results no longer than
+// this; after requests timed out (the server may be hung) a quarter
+// second, as the server's own counters are read (package resources).
+func endTimeout(res *result.Experiment) time.Duration {
+	if res == nil || res.Interrupted || res.Sum().Outcome(tao.Timeout) > 0 {
+		return 250 * time.Millisecond
+	}
+	return 5 * time.Second
+}
+
 // endActivity records the experiment's end, sets res.Concurrent to the
 // other runs active during its measured window and says each, then drops
 // records no run can need any more. It writes with a context of its own:
@@ -148,14 +159,7 @@ func (s *Session) endActivity(a *activity, res *result.Experiment) {
 	}
 	a.stop()
 	<-a.done
-	// A hung server delays the results no longer than this; after
-	// requests timed out (the server may be hung) a quarter second, as
-	// the server's own counters are read (package resources).
-	timeout := 5 * time.Second
-	if res == nil || res.Interrupted || res.Sum().Outcome(tao.Timeout) > 0 {
-		timeout = 250 * time.Millisecond
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), endTimeout(res))
 	defer cancel()
 	now := time.Now().UTC()
 	a.rec.Beat, a.rec.End = now, now
