@@ -29,7 +29,7 @@ type SecondFigures struct {
 }
 
 // PerSecond returns every second of a measured window of the given length
-// (and any later second with requests), in order, empty seconds included,
+// (and any later second requests began in), in order, empty seconds included,
 // so a gap in service shows as zeros rather than a missing point.
 func (s *Summary) PerSecond(window time.Duration) []SecondFigures {
 	n := max(int(window/time.Second), len(s.ts.measured))
@@ -66,6 +66,11 @@ func (s *Summary) PerSecond(window time.Duration) []SecondFigures {
 			out[i].P50US = float64(h.ValueAtQuantile(50))
 			out[i].P99US = float64(h.ValueAtQuantile(99))
 		}
+	}
+	// Past the window, only seconds requests began in: the series also
+	// holds seconds requests merely ended in.
+	for len(out) > int(window/time.Second) && out[len(out)-1].Requests == 0 {
+		out = out[:len(out)-1]
 	}
 	if secs, known := s.NoServiceSeconds(window); known {
 		for _, i := range secs {

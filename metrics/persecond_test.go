@@ -47,3 +47,13 @@ func TestPerSecond(t *testing.T) {
 		t.Errorf("second 3: %+v, want 1 served near 8 ms", g)
 	}
 }
+
+// A request that began in the window's last second and ended after it
+// adds no row past the window.
+func TestPerSecondEndsWithWindow(t *testing.T) {
+	r := NewRecorder()
+	r.Record(&Sample{Class: tao.Read, Outcome: tao.OK, At: 1900 * time.Millisecond, Latency: 300 * time.Millisecond, Attempts: 1})
+	if got := r.Snapshot().PerSecond(2 * time.Second); len(got) != 2 || got[1].Served != 1 {
+		t.Errorf("%+v, want 2 seconds, the request served in second 1", got)
+	}
+}
