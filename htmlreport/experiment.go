@@ -186,6 +186,9 @@ func newExpView(id string, i int, e *result.Experiment, res []Field) expView {
 	if c := throughputChart(id, e, iv); c != nil {
 		v.Timeline = append(v.Timeline, c)
 	}
+	if c := endpointChart(id, e); c != nil {
+		v.Timeline = append(v.Timeline, c)
+	}
 	v.Dist = append(distCharts(id+"-class", "class", s, classes()), distCharts(id+"-kind", "kind", s, kinds())...)
 	var tierCharts []*Chart
 	v.Tiers, tierCharts = tierView(id, e)

@@ -274,10 +274,33 @@ func TestEndpointsTable(t *testing.T) {
 		`<tr class="worse"><td>mysql://bench:xxxxx@n2/t</td>`,
 		`<td>error 2002 ×1</td>`,
 		`<td></td><td>1</td></tr>`, // n3's second without service; n1 has none
+		`<div class="chart" id="f0-e0-endpoints">`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
+	}
+	// The chart, from what the file holds: a line per endpoint of the
+	// requests served each second, and n3's outage in second 1 as a lost
+	// request marked there.
+	c := endpointChart("x", f.Doc.Experiments[0])
+	if c == nil {
+		t.Fatal("no endpoint chart for 3 endpoints")
+	}
+	var got []string
+	for _, s := range c.Series {
+		got = append(got, fmt.Sprintf("%s %v", s.Label, s.Y))
+	}
+	nan := Num(math.NaN())
+	want := []string{
+		fmt.Sprintf("mysql://bench:xxxxx@n3/t %v", []Num{1, 0, 1}),
+		fmt.Sprintf("mysql://bench:xxxxx@n3/t errors %v", []Num{nan, 1, nan}),
+		fmt.Sprintf("mysql://bench:xxxxx@n1/t %v", []Num{40, 40, 40}),
+		fmt.Sprintf("mysql://bench:xxxxx@n2/t %v", []Num{10, 10, 10}),
+		fmt.Sprintf("mysql://bench:xxxxx@n2/t errors %v", []Num{1, nan, nan}),
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("endpoint chart series:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

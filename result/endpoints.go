@@ -45,6 +45,9 @@ type jsonEndpoint struct {
 	NoServiceS        *int                        `json:"no_service_s"`
 	LongestNoServiceS *int                        `json:"longest_no_service_s"`
 	Server            *jsonServer                 `json:"server"` // null: no server to ask
+	// PerSecond is derived from Timeline (not read back): the endpoint's
+	// outage and recovery second by second.
+	PerSecond []metrics.SecondFigures `json:"per_second"`
 
 	Histograms         map[string]metrics.SeriesData `json:"histograms"`
 	ServiceHistograms  map[string]metrics.SeriesData `json:"service_histograms"`
@@ -74,6 +77,7 @@ func endpointsJSON(e *Experiment) ([]jsonEndpoint, error) {
 		if x.Timeline == nil {
 			x.Timeline = []metrics.SecondData{}
 		}
+		x.PerSecond = s.PerSecond(e.Measured)
 		if n, longest, known := s.NoService(e.Measured); known {
 			x.NoServiceS, x.LongestNoServiceS = &n, &longest
 		}

@@ -171,6 +171,7 @@ func TestReportInBrowser(t *testing.T) {
 		}
 	}
 	checkIntervalsInBrowser(t, bctx, dir, artifacts)
+	checkEndpointsInBrowser(t, bctx, dir, artifacts)
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range problems {
