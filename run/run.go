@@ -202,9 +202,6 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	r.tiers, _ = cfg.Store.(Tiered)
 	if r.tiers != nil {
 		r.tiers.BeginExperiment(cfg.Graph.Seed(), cfg.Run, b.measure, b.end)
-		if p, ok := r.tiers.(Prefiller); ok {
-			p.Prefill(ctx, cfg.Graph, b.measure)
-		}
 	}
 	if cfg.Live != nil {
 		cfg.Live.Begin(LiveExperiment{Threads: e.Threads, Rate: e.Rate, Start: r.start, Measure: b.measure, End: b.end,

@@ -19,13 +19,6 @@ type Tiered interface {
 	EndExperiment() *result.Consistency
 }
 
-// Prefiller is a Tiered store that can warm its tiers from the database
-// in an experiment's warmup: Do calls it after BeginExperiment, and it
-// must stop by until, the measured window's start.
-type Prefiller interface {
-	Prefill(ctx context.Context, g *graph.Graph, until time.Time)
-}
-
 // Warmer is a Tiered store that can warm its tiers before an
 // experiment's clock starts: Do calls it first, and the experiment (its
 // warmup, then its measured window) waits until it returns; it shows its

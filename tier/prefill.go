@@ -38,29 +38,6 @@ const (
 	prefillChunk    = 64
 )
 
-// Prefill fills the tao tier of the current experiment from the database,
-// in the background, until it is done or until (the measured window's
-// start): then it stops, and the experiment's figures say how far it got.
-// It does nothing without a tao tier or when the cache URL did not ask for
-// it (prefill=1).
-func (s *Store) Prefill(ctx context.Context, g *graph.Graph, until time.Time) {
-	if s.tao == nil || !s.tao.prefill || g == nil {
-		return
-	}
-	x := s.exp.Load()
-	if x.warmed {
-		return // Warm did, before the clock started
-	}
-	pctx, cancel := context.WithDeadline(ctx, until)
-	p := &prefiller{s: s, x: x, g: g, begin: time.Now()}
-	x.prefill.Add(1)
-	go func() {
-		defer x.prefill.Done()
-		defer cancel()
-		p.run(pctx)
-	}()
-}
-
 type prefiller struct {
 	s     *Store
 	x     *experiment

@@ -23,9 +23,9 @@ func TestPrefillWarmsTier(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { ts.Close() })
+		ts.Warm(context.Background(), g, g.Seed(), 1, nil)
 		now := time.Now()
 		ts.BeginExperiment(g.Seed(), 1, now, now.Add(time.Hour))
-		ts.Prefill(context.Background(), g, now.Add(time.Minute))
 		return ts, &tr
 	}
 	reads := append(requests(t, w, g, 100, singleRead(tao.ObjRead)), requests(t, w, g, 300, singleRead(tao.EdgePointRead))...)

@@ -16,9 +16,8 @@ import (
 // half-filled one, as a prefill in the warmup did on a loaded machine. It
 // says how far it got on status every two seconds (none when nil) and
 // returns when the whole graph is read or ctx ends. BeginExperiment for
-// the same keys then reports it as the experiment's prefill, and Prefill
-// does not run again. It does nothing without a tao tier asked to
-// prefill (prefill=1).
+// the same keys then reports it as the experiment's prefill. It does
+// nothing without a tao tier asked to prefill (prefill=1).
 func (s *Store) Warm(ctx context.Context, g *graph.Graph, graphSeed uint64, run int64, status io.Writer) {
 	if s.tao == nil || !s.tao.prefill || g == nil {
 		return
