@@ -19,7 +19,7 @@ const readTiers = "read_tiers"
 func notAppliedNote(name string, na []string) string {
 	note := fmt.Sprintf("workload %s: fields read but not applied yet: %s", name, strings.Join(na, ", "))
 	if slices.Contains(na, readTiers) {
-		note += " (read_tiers unless the run has a cache tier: --cache, --client-cache-ttl)"
+		note += " (read_tiers unless the run has a cache tier: a tao tier or a client cache, TierSpec.Cache or TierSpec.TTL)"
 	}
 	return note
 }
@@ -32,7 +32,7 @@ func (s *Session) tiersApplied(opts tier.Options, na []string) []string {
 		return na
 	}
 	if opts.Cache == "" && opts.ClientCacheTTL <= 0 {
-		s.sink.Note("note: read_tiers not applied: no cache tier (--cache, --client-cache-ttl) stands before the database, so reads drawn to client_cache or tao go to the database tier (not_applied lists it)")
+		s.sink.Note("note: read_tiers not applied: no cache tier (a tao tier or a client cache) stands before the database, so reads drawn to client_cache or tao go to the database tier (not_applied lists it)")
 		return na
 	}
 	s.sink.Note("note: read_tiers applied: a cache tier stands before the database (not_applied leaves it out)")

@@ -16,15 +16,18 @@ import (
 	"github.com/taobench/taobench/workload"
 )
 
-// TierSpec is run's read tiers as the command line gives them
-// (docs/tiers.md): --cache, --client-cache-ttl, --client-cache-size,
-// --replica. The zero value puts nothing before the database.
+// TierSpec is a run's read tiers (docs/tiers.md). The zero value puts
+// nothing before the database. Its errors name its fields (TierSpec.TTL):
+// a command that takes them as flags names its flags instead.
 type TierSpec struct {
-	// Cmd names the command in errors; "" is run.
-	Cmd   string
+	// Cache is the URL of the tao tier's cache (tier.Options.Cache): a
+	// program takes redis:// URLs when it imports tier/rediscache.
 	Cache string
-	TTL   time.Duration
-	Size  int
+	// TTL and Size are the client cache's (tier.Options.ClientCacheTTL,
+	// ClientCacheSize): none without a TTL; DefaultClientCacheSize
+	// entries when Size is 0.
+	TTL  time.Duration
+	Size int
 	// Locality is the client cache's locality (tier.Options.
 	// ClientCacheLocality), TxnsAtDB sends read transactions to the
 	// database (tier.Options.TxnsAtDB).
@@ -43,30 +46,26 @@ type TierSpec struct {
 // given.
 const DefaultClientCacheSize = 100000
 
-// DefaultClientCacheLocality is --client-cache-locality's default, the
+// DefaultClientCacheLocality is TierSpec.Locality's usual value, the
 // locality that models TAO's client cache (tier.DefaultLocality).
 const DefaultClientCacheLocality = tier.DefaultLocality
 
 // Options checks the spec and returns the tiers' options for clients
-// clients; its errors are InputErrors naming run's flags.
+// clients; its errors are InputErrors naming the spec's fields.
 func (t TierSpec) Options(clients int) (tier.Options, error) {
-	cmd := t.Cmd
-	if cmd == "" {
-		cmd = "run"
-	}
 	switch {
 	case t.TTL < 0:
-		return tier.Options{}, badInput("%s: --client-cache-ttl %v: give a positive duration such as 2s", cmd, t.TTL)
+		return tier.Options{}, badInput("TierSpec.TTL %v: give a positive duration such as 2s", t.TTL)
 	case t.Size < 0:
-		return tier.Options{}, badInput("%s: --client-cache-size %d: give a positive number of entries", cmd, t.Size)
+		return tier.Options{}, badInput("TierSpec.Size %d: give a positive number of entries", t.Size)
 	case t.Locality < 0 || t.Locality > 1 || t.Locality != t.Locality:
-		return tier.Options{}, badInput("%s: --client-cache-locality %v: give a share from 0 to 1 (1, the default, models TAO's client cache)", cmd, t.Locality)
+		return tier.Options{}, badInput("TierSpec.Locality %v: give a share from 0 to 1 (1, the default, models TAO's client cache)", t.Locality)
 	case t.Size > 0 && t.TTL == 0:
-		return tier.Options{}, badInput("%s: --client-cache-size %d without --client-cache-ttl: give the client cache a TTL too, such as --client-cache-ttl 2s", cmd, t.Size)
+		return tier.Options{}, badInput("TierSpec.Size %d without TierSpec.TTL: give the client cache a TTL too, such as 2s", t.Size)
 	}
 	if t.Cache != "" {
 		if err := tier.CheckCache(t.Cache); err != nil {
-			return tier.Options{}, badInput("%s: %v", cmd, err)
+			return tier.Options{}, badInput("TierSpec.Cache %v", err)
 		}
 	}
 	size := t.Size
@@ -96,7 +95,7 @@ func (s *Session) PrepareTiered(ctx context.Context, spec GraphSpec, cfg run.Con
 	return cfg, info, close, err
 }
 
-// openReplica is a --replica opened for the session's tiers.
+// openReplica is a replica of TierSpec.Replicas opened for the session's tiers.
 type openReplica struct {
 	url string // as given: shown redacted
 	st  store.Store
@@ -123,26 +122,26 @@ func (p *preTiers) close() {
 // prepareTiers checks what can refuse the tiers of t before the database
 // of the session named name is opened (a new SQLite file is created then,
 // and Prepare loads a graph), so that a refused tier leaves nothing
-// behind: the flags, one database endpoint of endpoints, the Redis of
-// --cache (it must answer), and every --replica (but the first, the
-// session's own store, when readOnly): it must exist and replay --db's
-// database. primary is --db's identity, nil when it cannot be had without
-// creating the database (checkRoles compares again once it is open). nil
-// when t puts nothing before the database.
+// behind: the spec, one database endpoint of endpoints, the tao tier's
+// cache (it must answer), and every replica (but the first, the
+// session's own store, when readOnly): it must exist and replay the
+// database of db. primary is db's identity, nil when it cannot be had
+// without creating the database (checkRoles compares again once it is
+// open). nil when t puts nothing before the database.
 func prepareTiers(ctx context.Context, name string, t TierSpec, readOnly bool, endpoints, clients int, db string, primary func(context.Context) *store.Identity) (*preTiers, error) {
 	opts, err := t.Options(clients)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if !opts.Enabled() && len(t.Replicas) == 0 {
 		return nil, nil
 	}
 	if endpoints > 1 {
-		return nil, badInput("%s: read tiers and replicas (--cache, --client-cache-ttl, --replica) stand before one database URL; give --db once, or drop them", name)
+		return nil, badInput("%s: read tiers and replicas (TierSpec.Cache, TierSpec.TTL, TierSpec.Replicas) stand before one database endpoint; give one, or drop them", name)
 	}
 	if opts.Cache != "" {
 		if err := tier.PingCache(ctx, opts.Cache); err != nil {
-			return nil, badInput("%s: %v", name, err)
+			return nil, badInput("%s: TierSpec.Cache %v", name, err)
 		}
 	}
 	urls := t.Replicas
@@ -158,7 +157,7 @@ func prepareTiers(ctx context.Context, name string, t TierSpec, readOnly bool, e
 		r, err := store.Default.Open(ctx, u, store.Options{Clients: clients, MustExist: true})
 		if err != nil {
 			p.close()
-			return nil, badInput("%s: --replica: %v", name, err)
+			return nil, badInput("%s: TierSpec.Replicas: %v", name, err)
 		}
 		p.reps = append(p.reps, openReplica{u, r})
 		if err := checkReplica(ctx, name, db, pid, nil, r, u); err != nil {
@@ -205,7 +204,7 @@ func (s *Session) takePre(t TierSpec) *preTiers {
 func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *result.Run) (front store.Store, close func(), err error) {
 	opts, err := t.Options(clients)
 	if err != nil {
-		return s.st, func() {}, err
+		return s.st, func() {}, fmt.Errorf("%s: %w", s.opts.Name, err)
 	}
 	if !opts.Enabled() && len(t.Replicas) == 0 {
 		return s.checker(ctx, opts)
@@ -310,7 +309,7 @@ func (t TierSpec) Alone(dbGiven bool, w *workload.Workload) (bool, error) {
 	}
 	for i, c := range w.Requests.Values {
 		if (c == tao.Write || c == tao.WriteTxn) && w.Requests.Weights[i] > 0 {
-			return false, badInput("run: --replica without --db: workload %s writes (%s %g%% of requests), and a replica takes no writes: give the primary with --db, or a workload of reads only", w.Name, c, 100*w.Requests.Weights[i]/sum(w.Requests.Weights))
+			return false, badInput("TierSpec.Replicas without a primary: workload %s writes (%s %g%% of requests), and a replica takes no writes: give the primary database, or a workload of reads only", w.Name, c, 100*w.Requests.Weights[i]/sum(w.Requests.Weights))
 		}
 	}
 	return true, nil
@@ -335,15 +334,15 @@ func (s *Session) sameGraph(ctx context.Context, r store.Store, u string) error 
 	}
 	want, err := pdb.Meta(ctx)
 	if err != nil {
-		return fmt.Errorf("run: reading the graph record of %s: %w", s.url, err)
+		return fmt.Errorf("%s: reading the graph record of %s: %w", s.opts.Name, s.url, err)
 	}
 	got, err := rdb.Meta(ctx)
 	if err != nil {
-		return badInput("run: --replica %s: reading its graph record: %v", store.Redact(u), err)
+		return badInput("%s: TierSpec.Replicas %s: reading its graph record: %v", s.opts.Name, store.Redact(u), err)
 	}
 	for _, k := range []string{"format_version", "edges", "seed", "graph_hash", "shards", "nodes", graph.MetaState, store.MetaLoadID} {
 		if got[k] != want[k] {
-			return badInput("run: --replica %s holds another graph than %s (%s %q there, %q on the primary): give a replica of --db, or wait until it has replayed the load", store.Redact(u), s.url, k, got[k], want[k])
+			return badInput("%s: TierSpec.Replicas %s holds another graph than %s (%s %q there, %q on the primary): give a replica of the primary, or wait until it has replayed the load", s.opts.Name, store.Redact(u), s.url, k, got[k], want[k])
 		}
 	}
 	return nil

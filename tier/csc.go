@@ -21,13 +21,13 @@ const cscShards = 16
 type cscShard struct {
 	mu  sync.Mutex
 	max int
-	m   map[key]*list.Element
+	m   map[Key]*list.Element
 	lru list.List // front: most recently used
 }
 
 type cscItem struct {
-	k  key
-	e  entry
+	k  Key
+	e  Entry
 	at time.Time // when stored (monotonic)
 }
 
@@ -36,30 +36,30 @@ func newCSC(ttl time.Duration, size int) *csc {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.max = max(1, size/cscShards)
-		s.m = make(map[key]*list.Element)
+		s.m = make(map[Key]*list.Element)
 	}
 	return c
 }
 
-func (c *csc) shard(k key) *cscShard {
-	h := uint64(k.id1)*0x9e3779b97f4a7c15 ^ uint64(k.id2)*0xbf58476d1ce4e5b9 ^ uint64(k.typ)<<7 ^ uint64(k.low) ^ uint64(k.kind)
+func (c *csc) shard(k Key) *cscShard {
+	h := uint64(k.ID1)*0x9e3779b97f4a7c15 ^ uint64(k.ID2)*0xbf58476d1ce4e5b9 ^ uint64(k.Type)<<7 ^ uint64(k.Low) ^ uint64(k.Kind)
 	return &c.shards[(h>>32)%cscShards]
 }
 
 // get returns k's entry unless it is missing or older than the TTL at now.
-func (c *csc) get(k key, now time.Time) (entry, bool) {
+func (c *csc) get(k Key, now time.Time) (Entry, bool) {
 	s := c.shard(k)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	el, ok := s.m[k]
 	if !ok {
-		return entry{}, false
+		return Entry{}, false
 	}
 	it := el.Value.(*cscItem)
 	if now.Sub(it.at) >= c.ttl {
 		s.lru.Remove(el)
 		delete(s.m, k)
-		return entry{}, false
+		return Entry{}, false
 	}
 	s.lru.MoveToFront(el)
 	return it.e, true
@@ -67,7 +67,7 @@ func (c *csc) get(k key, now time.Time) (entry, bool) {
 
 // put stores e under k at now, evicting the least recently used entry of
 // k's shard when it is full.
-func (c *csc) put(k key, e entry, now time.Time) {
+func (c *csc) put(k Key, e Entry, now time.Time) {
 	s := c.shard(k)
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,24 +1,23 @@
 package tier
 
-import (
-	"strconv"
+import "github.com/taobench/taobench/tao"
 
-	"github.com/taobench/taobench/tao"
-)
-
-// key names what a read returns and a write changes. The tiers cache
-// objects ('o'), edges ('e'), the size of an association list ('n', which
-// serves range and count reads) and time-range reads of a list ('t'). The
-// commit log (log.go) keys writes by object, edge, list ('l': any change of
-// the list's members, their times or payloads) and count ('c': the list's
-// size).
-type key struct {
-	kind      byte
-	id1       int64
-	typ       tao.EdgeType
-	id2       int64
-	low, high int64
-	limit     int
+// Key names what a read returns and a write changes. The tiers cache
+// objects (Kind 'o'), edges ('e'), the size of an association list ('n',
+// which serves range and count reads), time-range reads of a list ('t')
+// and a list's completeness ('a', prefill.go: its members are all
+// cached, so an edge point read of any other edge finds none). The commit
+// log (log.go) keys writes by object, edge, list ('l': any change of the
+// list's members, their times or payloads) and count ('c': the list's
+// size). Every kind but 'o' belongs to the list (ID1, Type): a Cache
+// keeps them together, so that dropping the list drops them all.
+type Key struct {
+	Kind      byte
+	ID1       int64
+	Type      tao.EdgeType
+	ID2       int64
+	Low, High int64
+	Limit     int
 }
 
 // defaultLimit is what store/sqlstore returns for a list read with no
@@ -26,30 +25,30 @@ type key struct {
 const defaultLimit = 6000
 
 // cacheKey is the cache entry that answers a read op.
-func cacheKey(op *tao.Op) key {
+func cacheKey(op *tao.Op) Key {
 	switch op.Kind {
 	case tao.ObjRead:
-		return key{kind: 'o', id1: op.ID1}
+		return Key{Kind: 'o', ID1: op.ID1}
 	case tao.EdgePointRead:
-		return key{kind: 'e', id1: op.ID1, typ: op.Type, id2: op.ID2}
+		return Key{Kind: 'e', ID1: op.ID1, Type: op.Type, ID2: op.ID2}
 	case tao.EdgeRangeRead, tao.EdgeCountRead:
-		return key{kind: 'n', id1: op.ID1, typ: op.Type}
+		return Key{Kind: 'n', ID1: op.ID1, Type: op.Type}
 	default: // tao.EdgeTimeRead
-		return key{kind: 't', id1: op.ID1, typ: op.Type, low: op.Low, high: op.High, limit: limitOf(op.Limit)}
+		return Key{Kind: 't', ID1: op.ID1, Type: op.Type, Low: op.Low, High: op.High, Limit: limitOf(op.Limit)}
 	}
 }
 
 // logKey is the commit-log key whose writes make a read op's answer stale.
-func logKey(op *tao.Op) key {
+func logKey(op *tao.Op) Key {
 	switch op.Kind {
 	case tao.ObjRead:
-		return key{kind: 'o', id1: op.ID1}
+		return Key{Kind: 'o', ID1: op.ID1}
 	case tao.EdgePointRead:
-		return key{kind: 'e', id1: op.ID1, typ: op.Type, id2: op.ID2}
+		return Key{Kind: 'e', ID1: op.ID1, Type: op.Type, ID2: op.ID2}
 	case tao.EdgeCountRead:
-		return key{kind: 'c', id1: op.ID1, typ: op.Type}
+		return Key{Kind: 'c', ID1: op.ID1, Type: op.Type}
 	default: // range and time reads return the list's members
-		return key{kind: 'l', id1: op.ID1, typ: op.Type}
+		return Key{Kind: 'l', ID1: op.ID1, Type: op.Type}
 	}
 }
 
@@ -60,54 +59,16 @@ func limitOf(n int) int {
 	return n
 }
 
-// redisKey returns the Redis key of k under the namespace ns and, for
-// entries of a list, the field of the list's hash: its size, time-range
-// reads, edges and completeness share one hash per list, so one DEL
-// invalidates them all and one HMGET answers an edge point read from the
-// edge or, when absent, from the complete list (prefill.go).
-func redisKey(ns string, k key) (name, field string) {
-	b := make([]byte, 0, len(ns)+48)
-	b = append(b, ns...)
-	if k.kind == 'o' {
-		b = append(b, "o:"...)
-		b = strconv.AppendInt(b, k.id1, 10)
-		return string(b), ""
-	}
-	// 'e', 'n', 't', 'a', 'l', 'c': the list's hash
-	b = append(b, "l:"...)
-	b = strconv.AppendInt(b, k.id1, 10)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, int64(k.typ), 10)
-	f := make([]byte, 0, 48)
-	switch k.kind {
-	case 'n':
-		f = append(f, 'n')
-	case 'a': // the list is complete (prefill.go)
-		f = append(f, 'a')
-	case 'e':
-		f = append(f, "e:"...)
-		f = strconv.AppendInt(f, k.id2, 10)
-	case 't':
-		f = append(f, "t:"...)
-		f = strconv.AppendInt(f, k.low, 10)
-		f = append(f, ':')
-		f = strconv.AppendInt(f, k.high, 10)
-		f = append(f, ':')
-		f = strconv.AppendInt(f, int64(k.limit), 10)
-	}
-	return string(b), string(f)
-}
-
 // written lists the commit-log keys a committed write op changed, as far
 // as its result tells (r is the op's result from the store): a key the
 // write may have left as it was (a delete that found no row, the inverse
 // of a delete) is not listed, so no read is classed stale for it. It also
 // lists every cache key to invalidate, which may be more.
-func written(op *tao.Op, r *tao.OpResult, changed, invalidate []key) ([]key, []key) {
-	obj := key{kind: 'o', id1: op.ID1}
-	edge := key{kind: 'e', id1: op.ID1, typ: op.Type, id2: op.ID2}
-	list := key{kind: 'l', id1: op.ID1, typ: op.Type}
-	count := key{kind: 'c', id1: op.ID1, typ: op.Type}
+func written(op *tao.Op, r *tao.OpResult, changed, invalidate []Key) ([]Key, []Key) {
+	obj := Key{Kind: 'o', ID1: op.ID1}
+	edge := Key{Kind: 'e', ID1: op.ID1, Type: op.Type, ID2: op.ID2}
+	list := Key{Kind: 'l', ID1: op.ID1, Type: op.Type}
+	count := Key{Kind: 'c', ID1: op.ID1, Type: op.Type}
 	switch op.Kind {
 	case tao.ObjAdd: // an insert or an overwrite: a new version either way
 		return append(changed, obj), append(invalidate, obj)
@@ -118,8 +79,8 @@ func written(op *tao.Op, r *tao.OpResult, changed, invalidate []key) ([]key, []k
 		return changed, append(invalidate, obj)
 	}
 	inv, hasInv := op.Type.Inverse()
-	iedge := key{kind: 'e', id1: op.ID2, typ: inv, id2: op.ID1}
-	ilist := key{kind: 'l', id1: op.ID2, typ: inv}
+	iedge := Key{Kind: 'e', ID1: op.ID2, Type: inv, ID2: op.ID1}
+	ilist := Key{Kind: 'l', ID1: op.ID2, Type: inv}
 	invalidate = append(invalidate, edge, list)
 	if hasInv {
 		invalidate = append(invalidate, iedge, ilist)

@@ -22,32 +22,33 @@ const (
 type logShard struct {
 	mu  sync.Mutex
 	max int
-	m   map[key]*writes
+	m   map[Key]*writes
 }
 
 type writes struct {
 	n int // writes logged, the last logWrites kept in w
-	w [logWrites]span
+	w [logWrites]Span
 }
 
-type span struct{ start, end int64 }
+// Span is when a committed write began and returned (Unix ns).
+type Span struct{ Start, End int64 }
 
 func newCommitLog(maxKeys int) *commitLog {
 	l := &commitLog{}
 	for i := range l.shards {
 		l.shards[i].max = max(1, maxKeys/logShards)
-		l.shards[i].m = make(map[key]*writes)
+		l.shards[i].m = make(map[Key]*writes)
 	}
 	return l
 }
 
-func (l *commitLog) shard(k key) *logShard {
-	h := uint64(k.id1)*0x9e3779b97f4a7c15 ^ uint64(k.id2)*0xbf58476d1ce4e5b9 ^ uint64(k.typ)<<7 ^ uint64(k.kind)
+func (l *commitLog) shard(k Key) *logShard {
+	h := uint64(k.ID1)*0x9e3779b97f4a7c15 ^ uint64(k.ID2)*0xbf58476d1ce4e5b9 ^ uint64(k.Type)<<7 ^ uint64(k.Kind)
 	return &l.shards[(h>>32)%logShards]
 }
 
 // add logs a committed write of k that began at start and returned at end.
-func (l *commitLog) add(k key, start, end int64) {
+func (l *commitLog) add(k Key, start, end int64) {
 	s := l.shard(k)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -62,14 +63,14 @@ func (l *commitLog) add(k key, start, end int64) {
 		w = &writes{}
 		s.m[k] = w
 	}
-	w.w[w.n%logWrites] = span{start, end}
+	w.w[w.n%logWrites] = Span{start, end}
 	w.n++
 }
 
 // stale reports whether an answer for k whose database read returned at
 // basis was stale for a read that began at begin, and if so its age: how
 // long before begin the earliest such newer write (of those kept) ended.
-func (l *commitLog) stale(k key, basis, begin int64) (bool, int64) {
+func (l *commitLog) stale(k Key, basis, begin int64) (bool, int64) {
 	s := l.shard(k)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -81,8 +82,8 @@ func (l *commitLog) stale(k key, basis, begin int64) (bool, int64) {
 	found := false
 	for i := range min(w.n, logWrites) {
 		x := w.w[i]
-		if x.start > basis && x.end < begin && (!found || x.end < first) {
-			first, found = x.end, true
+		if x.Start > basis && x.End < begin && (!found || x.End < first) {
+			first, found = x.End, true
 		}
 	}
 	if !found {

@@ -169,35 +169,35 @@ func (p *prefiller) txn(ctx context.Context, ops []tao.Op) {
 		}
 		return
 	}
-	var fills []fill
+	var fills []Fill
 	var objects, edges, lists, complete int64
 	for i := 0; i < len(ops); i++ {
 		op, r := &ops[i], &res.Ops[i]
 		switch op.Kind {
 		case tao.ObjRead:
-			fills = append(fills, fill{cacheKey(op), found(r, basis)})
+			fills = append(fills, Fill{cacheKey(op), found(r, basis)})
 			objects++
 		case tao.EdgeCountRead:
-			fills = append(fills, fill{cacheKey(op), entry{outcome: tao.OK, rows: r.Rows, basis: basis}})
+			fills = append(fills, Fill{cacheKey(op), Entry{Outcome: tao.OK, Rows: r.Rows, Basis: basis}})
 			lists++
 			// The members follow their count; all found and as many as
 			// the count: no other edge is in the list.
 			j, all := i+1, true
 			for ; j < len(ops) && ops[j].Kind == tao.EdgePointRead && ops[j].Type == op.Type; j++ {
-				fills = append(fills, fill{cacheKey(&ops[j]), found(&res.Ops[j], basis)})
+				fills = append(fills, Fill{cacheKey(&ops[j]), found(&res.Ops[j], basis)})
 				all = all && res.Ops[j].Found
 				edges++
 			}
 			if all && r.Rows == j-i-1 {
-				fills = append(fills, fill{completeKey(op.ID1, op.Type), entry{outcome: tao.NotFound, basis: basis}})
+				fills = append(fills, Fill{completeKey(op.ID1, op.Type), Entry{Outcome: tao.NotFound, Basis: basis}})
 				complete++
 			}
 			i = j - 1
 		}
 	}
-	err := p.s.tao.putAll(ctx, p.x.ns, fills)
+	err := p.s.tao.c.Put(ctx, p.x.ns, fills...)
 	if err != nil && ctx.Err() == nil {
-		err = p.s.tao.putAll(ctx, p.x.ns, fills)
+		err = p.s.tao.c.Put(ctx, p.x.ns, fills...)
 	}
 	if err != nil {
 		if ctx.Err() == nil {
@@ -211,22 +211,17 @@ func (p *prefiller) txn(ctx context.Context, ops []tao.Op) {
 	p.stats.complete.Add(complete)
 }
 
-type fill struct {
-	k key
-	e entry
-}
-
 // found is the entry of a point read's answer, as a fill would store it.
-func found(r *tao.OpResult, basis int64) entry {
-	e := entry{outcome: tao.NotFound, found: r.Found, version: r.Version, rows: r.Rows, basis: basis}
+func found(r *tao.OpResult, basis int64) Entry {
+	e := Entry{Outcome: tao.NotFound, Found: r.Found, Version: r.Version, Rows: r.Rows, Basis: basis}
 	if r.Found {
-		e.outcome = tao.OK
+		e.Outcome = tao.OK
 	}
 	return e
 }
 
-// completeKey is the field of list (id1, typ)'s hash that says the list's
+// completeKey is the key of list (id1, typ)'s completeness: the list's
 // members are all cached: a point read of any other edge finds none.
-func completeKey(id1 int64, typ tao.EdgeType) key {
-	return key{kind: 'a', id1: id1, typ: typ}
+func completeKey(id1 int64, typ tao.EdgeType) Key {
+	return Key{Kind: 'a', ID1: id1, Type: typ}
 }

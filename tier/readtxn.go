@@ -2,11 +2,7 @@ package tier
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
@@ -32,62 +28,6 @@ import (
 // missing write had committed before the transaction began is counted
 // stale, one whose write was still in flight is not seen.
 
-// getTxn looks up the reads of ops that want (by index) in the tier in
-// one pipeline, storing each hit in es, clearing its want and setting its
-// from to the tao tier.
-func (t *taoTier) getTxn(ctx context.Context, ns string, ops []tao.Op, want []bool, es []entry, from []tao.Tier) (hits int, err error) {
-	p := t.c.Pipeline()
-	cmds := make([]redis.Cmder, len(ops))
-	for i := range ops {
-		if !want[i] {
-			continue
-		}
-		k := cacheKey(&ops[i])
-		name, field := redisKey(ns, k)
-		switch {
-		case field == "":
-			cmds[i] = p.Get(ctx, name)
-		case k.kind == 'e':
-			_, all := redisKey(ns, completeKey(k.id1, k.typ))
-			cmds[i] = p.HMGet(ctx, name, field, all)
-		default:
-			cmds[i] = p.HGet(ctx, name, field)
-		}
-	}
-	if _, err := p.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return 0, err
-	}
-	for i, c := range cmds {
-		var s string
-		switch c := c.(type) {
-		case nil:
-			continue
-		case *redis.StringCmd:
-			if c.Err() != nil {
-				continue
-			}
-			s = c.Val()
-		case *redis.SliceCmd:
-			for _, v := range c.Val() {
-				if str, isStr := v.(string); isStr {
-					s = str
-					break
-				}
-			}
-			if s == "" {
-				continue
-			}
-		}
-		e, err := decodeEntry(s)
-		if err != nil {
-			return hits, fmt.Errorf("redis entry of a read transaction: %v", err)
-		}
-		es[i], want[i], from[i] = e, false, tao.TierTAO
-		hits++
-	}
-	return hits, nil
-}
-
 // txnTiered serves a read transaction key by key through the tiers it
 // drew (above).
 func (s *Store) txnTiered(ctx context.Context, req *tao.Request, res *tao.Result) {
@@ -95,7 +35,7 @@ func (s *Store) txnTiered(ctx context.Context, req *tao.Request, res *tao.Result
 	begin := time.Now()
 	n := len(req.Ops)
 	tr := trace{drawn: req.Tier, served: tao.TierClientCache}
-	es := make([]entry, n)
+	es := make([]Entry, n)
 	from := make([]tao.Tier, n)
 	want := make([]bool, n)
 	missing := n
@@ -184,23 +124,23 @@ func (s *Store) txnTiered(ctx context.Context, req *tao.Request, res *tao.Result
 // read is left out: its entry is the list's size, which the range's
 // answer does not give.
 func (s *Store) fillTxn(ctx context.Context, x *experiment, req *tao.Request, res *tao.Result, basis int64) error {
-	fills := make([]fill, 0, len(req.Ops))
+	fills := make([]Fill, 0, len(req.Ops))
 	for i := range min(len(req.Ops), len(res.Ops)) {
 		op := &req.Ops[i]
 		if op.Kind != tao.EdgeRangeRead {
-			fills = append(fills, fill{cacheKey(op), answered(op, &res.Ops[i], basis)})
+			fills = append(fills, Fill{cacheKey(op), answered(op, &res.Ops[i], basis)})
 		}
 	}
 	if len(fills) == 0 {
 		return nil
 	}
-	return s.tao.putAll(ctx, x.ns, fills)
+	return s.tao.c.Put(ctx, x.ns, fills...)
 }
 
 // cscTxn stores a read transaction's answers (es, by op) in the client
 // cache, as every answer a client gets passes through its process's
 // cache. A range read's answer is not its list's size: it is left out.
-func (s *Store) cscTxn(req *tao.Request, es []entry) {
+func (s *Store) cscTxn(req *tao.Request, es []Entry) {
 	now := time.Now()
 	for i := range min(len(req.Ops), len(es)) {
 		if req.Ops[i].Kind != tao.EdgeRangeRead {
@@ -211,10 +151,10 @@ func (s *Store) cscTxn(req *tao.Request, es []entry) {
 
 // answered is the entry of a read op's answer from the database, with
 // basis, as a fill would store it.
-func answered(op *tao.Op, r *tao.OpResult, basis int64) entry {
+func answered(op *tao.Op, r *tao.OpResult, basis int64) Entry {
 	switch op.Kind {
 	case tao.ObjRead, tao.EdgePointRead:
 		return found(r, basis)
 	}
-	return entry{outcome: tao.OK, rows: r.Rows, basis: basis}
+	return Entry{Outcome: tao.OK, Rows: r.Rows, Basis: basis}
 }

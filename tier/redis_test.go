@@ -21,6 +21,7 @@ import (
 	"github.com/taobench/taobench/store/storetest"
 	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/tier"
+	_ "github.com/taobench/taobench/tier/rediscache"
 	"github.com/taobench/taobench/workload"
 )
 

@@ -40,7 +40,7 @@ func TestSelfCheckRowFailsOnDamagedChecker(t *testing.T) {
 		now := time.Now()
 		s.BeginExperiment(1, 1, now.Add(-time.Second), now.Add(time.Hour))
 		if damage {
-			s.log.add(key{kind: 'o', id1: id}, now.Add(time.Hour).UnixNano(), 0)
+			s.log.add(Key{Kind: 'o', ID1: id}, now.Add(time.Hour).UnixNano(), 0)
 		}
 		for range 100 {
 			req := tao.Request{Class: tao.Read, Tier: tao.TierDB, Ops: []tao.Op{{Kind: tao.ObjRead, ID1: id}}}
@@ -111,7 +111,7 @@ func TestCheckerAlone(t *testing.T) {
 		now := time.Now()
 		s.BeginExperiment(1, 1, now.Add(-time.Second), now.Add(time.Hour))
 		if damage {
-			s.log.add(key{kind: 'o', id1: 8}, now.Add(time.Hour).UnixNano(), 0)
+			s.log.add(Key{Kind: 'o', ID1: 8}, now.Add(time.Hour).UnixNano(), 0)
 		}
 		for i := range reqs {
 			var res tao.Result

@@ -2,23 +2,21 @@ package tier
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/taobench/taobench/tao"
 )
 
-// The commit log shared through Redis (docs/tiers.md, "Across driver
-// processes"). With a tao tier every process also logs the writes it
-// committed on the Redis server, in the same round trip as the
-// invalidation: a list per key of its last logWrites writes ("start,end",
-// Unix ns), under the graph's namespace so that every experiment and
-// every driver of the graph sees them. Reads are then classed off the
-// request path, in batches: a classifier looks their keys up in one
-// pipeline and applies the rule of log.go to the writes of every process
-// together with this process's own. A write the shared log misses (a
+// The commit log shared through the tao tier's Cache (docs/tiers.md,
+// "Across driver processes"). With a tao tier every process also logs the
+// writes it committed on the cache's server, in the same round trip as
+// the changeset: per key its last LogWrites writes, under the graph's
+// namespace so that every experiment and every driver of the graph sees
+// them. Reads are then classed off the request path, in batches: a
+// classifier looks their keys up in one round trip and applies the rule
+// of log.go to the writes of every process together with this process's
+// own. A write the shared log misses (a
 // failed push, one still on its way) only hides a stale read, as the
 // per-process log's gaps do.
 
@@ -47,49 +45,6 @@ type shared struct {
 // answering); a read beyond it is classed against this process's log
 // alone.
 const maxQueue = 1 << 17
-
-// logName is the Redis list of k's writes under the log namespace ns.
-func logName(ns string, k key) string {
-	b := make([]byte, 0, len(ns)+48)
-	b = append(b, ns...)
-	b = append(b, k.kind, ':')
-	b = strconv.AppendInt(b, k.id1, 10)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, int64(k.typ), 10)
-	b = append(b, ':')
-	b = strconv.AppendInt(b, k.id2, 10)
-	return string(b)
-}
-
-// logNamespace is the shared log's namespace of a graph: not of a run, so
-// that writes of earlier experiments and of every driver count.
-func (t *taoTier) logNamespace(graphSeed uint64) string {
-	return t.prefix + ":" + strconv.FormatUint(graphSeed, 10) + ":w:"
-}
-
-// commit invalidates the entries of invalid and logs the writes of changed
-// in one pipeline.
-func (t *taoTier) commit(ctx context.Context, ns string, invalid []key, ch []change, logNS string, changed []key, start, end int64) error {
-	p := t.c.Pipeline()
-	t.queueThrough(ctx, p, ns, ch, end)
-	if len(invalid) > 0 {
-		names := make([]string, 0, len(invalid))
-		for _, k := range invalid {
-			name, _ := redisKey(ns, k)
-			names = append(names, name)
-		}
-		p.Del(ctx, names...)
-	}
-	v := strconv.FormatInt(start, 10) + "," + strconv.FormatInt(end, 10)
-	for _, k := range changed {
-		n := logName(logNS, k)
-		p.LPush(ctx, n, v)
-		p.LTrim(ctx, n, 0, logWrites-1)
-		p.PExpire(ctx, n, t.expire)
-	}
-	_, err := p.Exec(ctx)
-	return err
-}
 
 // enqueue queues j to be classed.
 func (sh *shared) enqueue(j judged) bool {
@@ -143,31 +98,31 @@ func (s *Store) classify(ctx context.Context) {
 	}
 }
 
-// classBatch looks up the shared log of a batch of reads in one pipeline,
-// each key once (hot keys repeat many times in a batch), and classes each
-// read against it and this process's log.
+// classBatch looks up the shared log of a batch of reads in one round
+// trip, each key once (hot keys repeat many times in a batch), and
+// classes each read against it and this process's log.
 func (s *Store) classBatch(ctx context.Context, batch []judged) {
-	p := s.shared.t.c.Pipeline()
 	lctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	type lookup = interface{ Result() ([]string, error) }
-	byName := make(map[string]lookup, len(batch))
-	cmds := make([]lookup, len(batch))
+	idx := make(map[LogKey]int, len(batch))
+	keys := make([]LogKey, 0, len(batch))
+	at := make([]int, len(batch))
 	for i := range batch {
-		n := logName(batch[i].logNS, logKey(&batch[i].op))
-		c, ok := byName[n]
+		k := LogKey{batch[i].logNS, logKey(&batch[i].op)}
+		n, ok := idx[k]
 		if !ok {
-			c = p.LRange(lctx, n, 0, logWrites-1)
-			byName[n] = c
+			n = len(keys)
+			idx[k] = n
+			keys = append(keys, k)
 		}
-		cmds[i] = c
+		at[i] = n
 	}
-	p.Exec(lctx) // a failed lookup leaves this process's log alone
+	ws := s.shared.t.c.Writes(lctx, keys) // a failed lookup leaves this process's log alone
 	for i := range batch {
 		j := &batch[i]
 		stale, age := s.log.stale(logKey(&j.op), j.basis, j.begin)
-		if vs, err := cmds[i].Result(); err == nil {
-			if st, a := staleIn(vs, j.basis, j.begin); st && (!stale || a > age) {
+		if at[i] < len(ws) {
+			if st, a := staleIn(ws[at[i]], j.basis, j.begin); st && (!stale || a > age) {
 				stale, age = true, a
 			}
 		}
@@ -175,22 +130,13 @@ func (s *Store) classBatch(ctx context.Context, batch []judged) {
 	}
 }
 
-// staleIn applies the rule of commitLog.stale to writes as the shared log
-// keeps them.
-func staleIn(vs []string, basis, begin int64) (bool, int64) {
+// staleIn applies the rule of commitLog.stale to the writes the shared
+// log keeps.
+func staleIn(ws []Span, basis, begin int64) (bool, int64) {
 	first, found := int64(0), false
-	for _, v := range vs {
-		a, b, ok := strings.Cut(v, ",")
-		if !ok {
-			continue
-		}
-		start, err1 := strconv.ParseInt(a, 10, 64)
-		end, err2 := strconv.ParseInt(b, 10, 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		if start > basis && end < begin && (!found || end < first) {
-			first, found = end, true
+	for _, w := range ws {
+		if w.Start > basis && w.End < begin && (!found || w.End < first) {
+			first, found = w.End, true
 		}
 	}
 	if !found {

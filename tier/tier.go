@@ -1,10 +1,12 @@
 // Package tier puts TAO's read path in front of any store.Store (TAOBench
 // §3.2; docs/tiers.md): a client-side cache in the process (client_cache),
-// TAO's cache tier on a real Redis server (tao), and the database (db).
+// TAO's cache tier on a shared cache server (tao: a Cache, Redis's in
+// tier/rediscache, which a program imports to take redis:// URLs), and
+// the database (db).
 // Each read goes to the tier the workload's read_tiers drew and falls
 // through on a miss (client_cache → tao → db), filling the tiers it passed
 // (a read transaction key by key, readtxn.go); writes go to the database
-// and then apply their changeset to the Redis tier (through.go). Every read
+// and then apply their changeset to the tao tier (through.go). Every read
 // is classed fresh or stale against a log of the writes this process
 // committed (log.go), and each experiment's figures per tier come back as
 // a result.Consistency.
@@ -28,14 +30,15 @@ import (
 
 // Options say which tiers to put in front of the database.
 type Options struct {
-	// Cache is the Redis URL of the tao tier; "" has none (reads drawn to
-	// it go to the database).
+	// Cache is the URL of the tao tier's cache, of a scheme a cache
+	// package registered (RegisterCache; tier/rediscache: redis://...);
+	// "" has none (reads drawn to it go to the database).
 	Cache string
 	// ClientCacheTTL and ClientCacheSize configure the client_cache tier;
 	// a zero TTL or size has none (reads drawn to it go on to tao).
 	ClientCacheTTL  time.Duration
 	ClientCacheSize int
-	// Clients is the most concurrent requests expected (the Redis pool).
+	// Clients is the most concurrent requests expected (the cache's pool).
 	Clients int
 	// LogKeys bounds the commit log; 0: DefaultLogKeys.
 	LogKeys int
@@ -143,7 +146,7 @@ type Store struct {
 
 // experiment is one experiment's namespace, window and figures.
 type experiment struct {
-	ns           string // Redis key prefix
+	ns           string // the tao tier's key prefix
 	logNS        string // the shared commit log's key prefix
 	measure, end int64  // Unix ns: reads that begin in [measure, end) count
 	// readOps are the read operations each tier answered in the window
@@ -189,8 +192,8 @@ func (x *experiment) replica() *result.TierStats {
 // row returns r's row; x.mu is held.
 func (x *experiment) row(r *replica) *result.ReplicaStats { return &x.reps[r.idx] }
 
-// Open puts the tiers of opts in front of db. It connects to Redis and
-// checks it answers; errors never show the URL's password.
+// Open puts the tiers of opts in front of db. It connects to the cache
+// and checks it answers; errors never show the URL's password.
 func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 	if opts.LogKeys < 0 {
 		return nil, fmt.Errorf("commit log: %d keys; give a positive bound, or 0 for the default", opts.LogKeys)
@@ -212,9 +215,9 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		s.csc = newCSC(opts.ClientCacheTTL, opts.ClientCacheSize)
 	}
 	if opts.Cache != "" {
-		t, err := openRedis(ctx, opts.Cache, opts.Clients)
+		t, err := Caches.open(ctx, opts.Cache, opts.Clients)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("Options.Cache %w", err)
 		}
 		scope := opts.Scope
 		if scope == "" {
@@ -231,7 +234,7 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 			t.prefix += ":" + scope
 		}
 		s.tao = t
-		s.notes = append(s.notes, "tao tier on "+store.Redact(opts.Cache)+", keys "+t.prefix+":*: "+t.bound(ctx))
+		s.notes = append(s.notes, "tao tier on "+store.Redact(opts.Cache)+", keys "+t.prefix+":*: "+t.c.Bound(ctx))
 	}
 	for i, r := range opts.Replicas {
 		name := fmt.Sprintf("replica %d", i+1)
@@ -280,11 +283,11 @@ func (s *Store) namespace(graphSeed uint64, run int64) string {
 	return s.tao.namespace(graphSeed, run)
 }
 
-// Notes say how the tiers opened, such as the Redis size bound.
+// Notes say how the tiers opened, such as the cache's size bound.
 func (s *Store) Notes() []string { return s.notes }
 
 // Close stops the heartbeat (removing its object), the pollers and the
-// classifier, and closes the Redis client; the database and replicas are
+// classifier, and closes the cache's client; the database and replicas are
 // their owner's to close. Closing again does nothing.
 func (s *Store) Close() error {
 	var err error
@@ -351,7 +354,7 @@ func (s *Store) WatchContext(ctx context.Context) func() {
 }
 
 // BeginExperiment starts counting reads that begin in [measure, end),
-// with the Redis keys of this graph and run number: the drivers of a run
+// with the tao tier's keys of this graph and run number: the drivers of a run
 // share them and every other run starts cold.
 func (s *Store) BeginExperiment(graphSeed uint64, run int64, measure, end time.Time) {
 	x := s.newExperiment(graphSeed, run, measure.UnixNano(), end.UnixNano())
@@ -460,9 +463,9 @@ func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
 		return // rolled back: nothing changed
 	}
 	// On the stack for the usual write (no garbage per request).
-	var cbuf, ibuf [8]key
+	var cbuf, ibuf [8]Key
 	changed, invalid := cbuf[:0], ibuf[:0]
-	var ch []change
+	var ch []Change
 	for i := range req.Ops {
 		if !req.Ops[i].Kind.IsRead() && i < len(res.Ops) {
 			if s.tao != nil && !s.invalidate {
@@ -484,7 +487,7 @@ func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
 		// shared log learns of the write in the same round trip.
 		x := s.exp.Load()
 		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		err := s.tao.commit(ictx, x.ns, invalid, ch, x.logNS, changed, start, end)
+		err := s.tao.c.Commit(ictx, &Changeset{NS: x.ns, Changes: ch, Invalid: invalid, LogNS: x.logNS, Logged: changed, Span: Span{start, end}})
 		cancel()
 		if err != nil {
 			if x.in(start) {
@@ -504,7 +507,7 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 	begin := time.Now()
 	tr := trace{drawn: req.Tier, served: tao.TierDB}
 	ck := cacheKey(op)
-	var e entry
+	var e Entry
 	ok := false
 	useCSC := req.Tier == tao.TierClientCache && s.csc != nil
 	useTAO := req.Tier <= tao.TierTAO && s.tao != nil
@@ -517,11 +520,7 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 	if !ok && useTAO {
 		tr.looked[tao.TierTAO] = true
 		var err error
-		if op.Kind == tao.EdgePointRead {
-			e, ok, err = s.tao.getEdge(ctx, x.ns, ck)
-		} else {
-			e, ok, err = s.tao.get(ctx, x.ns, ck)
-		}
+		e, ok, err = s.tao.get(ctx, x.ns, ck)
 		tr.failed[tao.TierTAO] = err != nil
 		if ok {
 			tr.served = tao.TierTAO
@@ -541,7 +540,7 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 		if ok {
 			tr.answered = true
 			if useTAO {
-				tr.failed[tao.TierTAO] = s.tao.put(ctx, x.ns, ck, e) != nil || tr.failed[tao.TierTAO]
+				tr.failed[tao.TierTAO] = s.tao.c.Put(ctx, x.ns, Fill{ck, e}) != nil || tr.failed[tao.TierTAO]
 			}
 			if s.csc != nil {
 				s.csc.put(ck, e, time.Now())
@@ -556,13 +555,13 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 	if tr.answered {
 		// A replica's reads are its own figure (Consistency.Replica), not db's.
 		res.Served, res.Tiered = tr.served, tr.replica == nil || tr.served != tao.TierDB
-		j := judged{x: x, op: *op, r: res.Ops[0], served: tr.served, basis: e.basis, begin: begin.UnixNano(), logNS: x.logNS}
+		j := judged{x: x, op: *op, r: res.Ops[0], served: tr.served, basis: e.Basis, begin: begin.UnixNano(), logNS: x.logNS}
 		if tr.served == tao.TierDB {
 			j.rep = tr.replica
 		}
 		if j.rep != nil && s.hb != nil {
 			// The replica's basis is known once a poll begins after it returned.
-			tr.replica.wait(pendingRead{j: j, ret: e.basis})
+			tr.replica.wait(pendingRead{j: j, ret: e.Basis})
 		} else {
 			s.judge(j)
 		}
@@ -574,16 +573,16 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 // is false when the database did not answer. A range read also counts the
 // list, in the same read transaction, so that the list's size is cached
 // and later range reads are served from it.
-func (s *Store) fetch(ctx context.Context, db store.Store, req *tao.Request, res *tao.Result) (entry, bool) {
+func (s *Store) fetch(ctx context.Context, db store.Store, req *tao.Request, res *tao.Result) (Entry, bool) {
 	op := &req.Ops[0]
 	if op.Kind != tao.EdgeRangeRead {
 		db.Exec(ctx, req, res)
 		basis := time.Now().UnixNano()
 		if res.Outcome != tao.OK && res.Outcome != tao.NotFound {
-			return entry{}, false
+			return Entry{}, false
 		}
 		r := &res.Ops[0]
-		return entry{outcome: res.Outcome, found: r.Found, version: r.Version, rows: r.Rows, basis: basis}, true
+		return Entry{Outcome: res.Outcome, Found: r.Found, Version: r.Version, Rows: r.Rows, Basis: basis}, true
 	}
 	fill := tao.Request{Class: tao.ReadTxn, Tier: tao.TierDB, Ops: []tao.Op{*op, {Kind: tao.EdgeCountRead, ID1: op.ID1, Type: op.Type}}}
 	var fr tao.Result
@@ -593,9 +592,9 @@ func (s *Store) fetch(ctx context.Context, db store.Store, req *tao.Request, res
 	res.Outcome, res.Err = fr.Outcome, fr.Err
 	res.Ops[0] = fr.Ops[0]
 	if fr.Outcome != tao.OK {
-		return entry{}, false
+		return Entry{}, false
 	}
-	return entry{outcome: tao.OK, rows: fr.Ops[1].Rows, basis: basis}, true
+	return Entry{Outcome: tao.OK, Rows: fr.Ops[1].Rows, Basis: basis}, true
 }
 
 // readTxn serves a read transaction at the database when read
@@ -699,7 +698,7 @@ func Sampled(op *tao.Op) bool {
 // a stale transaction counts as a stale read of the tier that served its
 // stale read: the database's only when one of its own reads was stale
 // (the self-check's failure), a cache's otherwise.
-func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, served tao.Tier, rep *replica, begin, ret int64, es []entry, from []tao.Tier) {
+func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, served tao.Tier, rep *replica, begin, ret int64, es []Entry, from []tao.Tier) {
 	n := min(len(req.Ops), len(res.Ops))
 	async := s.shared != nil || (rep != nil && s.hb != nil)
 	var agg *txnJudge
@@ -714,7 +713,7 @@ func (s *Store) judgeTxn(x *experiment, req *tao.Request, res *tao.Result, serve
 	for i := range n {
 		basis := ret
 		if es != nil {
-			basis = es[i].basis
+			basis = es[i].Basis
 		}
 		opTier := served
 		if from != nil {

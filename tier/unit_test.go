@@ -14,21 +14,8 @@ func TestDefaultLimitIsTheStores(t *testing.T) {
 	}
 }
 
-func TestEntryRoundTrip(t *testing.T) {
-	e := entry{outcome: tao.NotFound, found: false, version: 7, rows: 12, basis: 1234567890123}
-	got, err := decodeEntry(e.encode())
-	if err != nil || got != e {
-		t.Fatalf("decode(encode(%+v)) = %+v, %v", e, got, err)
-	}
-	for _, bad := range []string{"", "1,2,3", "0,2,1,1,1", "99,0,1,1,1", "0,0,1,-1,1", "a,0,1,1,1"} {
-		if _, err := decodeEntry(bad); err == nil {
-			t.Errorf("decodeEntry(%q) took it", bad)
-		}
-	}
-}
-
 func TestRangeAnsweredFromListSize(t *testing.T) {
-	e := entry{outcome: tao.OK, rows: 25}
+	e := Entry{Outcome: tao.OK, Rows: 25}
 	for _, c := range []struct{ offset, limit, want int }{{0, 10, 10}, {20, 10, 5}, {30, 10, 0}, {0, 0, 25}, {-3, 100, 25}} {
 		var res tao.Result
 		res.Reset(1)
@@ -42,26 +29,26 @@ func TestRangeAnsweredFromListSize(t *testing.T) {
 func TestClientCacheTTLAndLRU(t *testing.T) {
 	c := newCSC(time.Second, cscShards*2) // two entries per shard
 	now := time.Now()
-	k := key{kind: 'o', id1: 1}
-	c.put(k, entry{version: 3}, now)
-	if e, ok := c.get(k, now.Add(999*time.Millisecond)); !ok || e.version != 3 {
+	k := Key{Kind: 'o', ID1: 1}
+	c.put(k, Entry{Version: 3}, now)
+	if e, ok := c.get(k, now.Add(999*time.Millisecond)); !ok || e.Version != 3 {
 		t.Errorf("within the TTL: %+v, %v; want version 3", e, ok)
 	}
 	if _, ok := c.get(k, now.Add(time.Second)); ok {
 		t.Errorf("at the TTL the entry is still served")
 	}
 	// Fill one shard past its bound: the least recently used goes.
-	var same []key
+	var same []Key
 	for id := int64(0); len(same) < 3; id++ {
-		x := key{kind: 'o', id1: id}
+		x := Key{Kind: 'o', ID1: id}
 		if c.shard(x) == c.shard(same0(same, x)) {
 			same = append(same, x)
 		}
 	}
-	c.put(same[0], entry{version: 1}, now)
-	c.put(same[1], entry{version: 2}, now)
+	c.put(same[0], Entry{Version: 1}, now)
+	c.put(same[1], Entry{Version: 2}, now)
 	c.get(same[0], now) // same[1] is now the least recently used
-	c.put(same[2], entry{version: 3}, now)
+	c.put(same[2], Entry{Version: 3}, now)
 	if _, ok := c.get(same[1], now); ok {
 		t.Errorf("the least recently used entry survived a put into a full shard")
 	}
@@ -73,7 +60,7 @@ func TestClientCacheTTLAndLRU(t *testing.T) {
 	}
 }
 
-func same0(keys []key, x key) key {
+func same0(keys []Key, x Key) Key {
 	if len(keys) == 0 {
 		return x
 	}
@@ -84,7 +71,7 @@ func same0(keys []key, x key) key {
 // answer's database read returned and ended before the read began.
 func TestCommitLogIsSound(t *testing.T) {
 	l := newCommitLog(1000)
-	k := key{kind: 'o', id1: 9}
+	k := Key{Kind: 'o', ID1: 9}
 	l.add(k, 100, 200) // began 100, committed by 200
 	for _, c := range []struct {
 		basis, begin int64
@@ -103,13 +90,13 @@ func TestCommitLogIsSound(t *testing.T) {
 			t.Errorf("write [100,200], answer from %d, read at %d: stale %v age %d; want %v %d", c.basis, c.begin, stale, age, c.stale, c.age)
 		}
 	}
-	if stale, _ := l.stale(key{kind: 'o', id1: 10}, 0, 1000); stale {
+	if stale, _ := l.stale(Key{Kind: 'o', ID1: 10}, 0, 1000); stale {
 		t.Errorf("a key never written is stale")
 	}
 	// Bounded: past its bound the log forgets keys, never invents writes.
 	small := newCommitLog(logShards)
 	for id := range int64(10000) {
-		small.add(key{kind: 'o', id1: id}, 100, 200)
+		small.add(Key{Kind: 'o', ID1: id}, 100, 200)
 	}
 	n := 0
 	for i := range small.shards {
@@ -124,7 +111,7 @@ func TestWrittenKeys(t *testing.T) {
 	bidir := tao.TypeBidirectional
 	inv, _ := bidir.Inverse()
 	changed, invalid := written(&tao.Op{Kind: tao.EdgeDelete, ID1: 1, Type: bidir, ID2: 2}, &tao.OpResult{Found: true}, nil, nil)
-	want := []key{{kind: 'e', id1: 1, typ: bidir, id2: 2}, {kind: 'l', id1: 1, typ: bidir}, {kind: 'c', id1: 1, typ: bidir}}
+	want := []Key{{Kind: 'e', ID1: 1, Type: bidir, ID2: 2}, {Kind: 'l', ID1: 1, Type: bidir}, {Kind: 'c', ID1: 1, Type: bidir}}
 	if len(changed) != len(want) {
 		t.Fatalf("delete of a bidirectional edge changed %v; want %v (the inverse's delete may have found nothing)", changed, want)
 	}
@@ -133,7 +120,7 @@ func TestWrittenKeys(t *testing.T) {
 			t.Errorf("changed[%d] = %v, want %v", i, changed[i], want[i])
 		}
 	}
-	if len(invalid) != 4 || invalid[2] != (key{kind: 'e', id1: 2, typ: inv, id2: 1}) {
+	if len(invalid) != 4 || invalid[2] != (Key{Kind: 'e', ID1: 2, Type: inv, ID2: 1}) {
 		t.Errorf("invalidated %v; want the edge, its list, the inverse edge and its list", invalid)
 	}
 	if changed, _ := written(&tao.Op{Kind: tao.ObjUpdate, ID1: 5}, &tao.OpResult{Found: false}, nil, nil); len(changed) != 0 {

@@ -84,7 +84,7 @@ func newExpFlags(name string) *expFlags {
 	f.ol.register(fs, true, "target rate of every step in requests per second across all clients (open loop: the offered load stays fixed however slow the writes get, as TAO's users keep arriving); 0: closed loop")
 	fs.Var(durationFlag{&f.timeout}, "timeout", "deadline of each request, its retries included: past it a request is cut and counts as a timeout (0: none)")
 	f.outs.register(fs, "write the steps' results and the table as JSON to this file (- for stdout)")
-	registerTiers(fs, &f.ts, "experiment "+name)
+	registerTiers(fs, &f.ts)
 	f.rep.register(fs, "every step")
 	return f
 }
@@ -100,7 +100,7 @@ func (f *expFlags) parse(e *env, args []string) error {
 	if f.timeout < 0 {
 		return badInput("%s: --timeout must be 0 (none) or more", n)
 	}
-	if err := errors.Join(f.gr.check(n, f.fs), f.rs.check(n, f.fs, true), f.ol.check(n, f.fs, false), f.ts.Check(), f.rep.check(n, f.ts)); err != nil {
+	if err := errors.Join(f.gr.check(n, f.fs), f.rs.check(n, f.fs, true), f.ol.check(n, f.fs, false), checkTiers(n, f.ts), f.rep.check(n, f.ts)); err != nil {
 		return err
 	}
 	var err error

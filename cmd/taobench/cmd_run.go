@@ -37,7 +37,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	ol.register(fs, true, "target rate in requests per second across all clients (open loop; latency counts from each request's intended start); 0: closed loop")
 	outs.register(fs, "write the results as JSON to this file (rewritten after each experiment; a device such as /dev/stdout gets one document at the end)")
 	registerSplit(fs, &dist)
-	registerTiers(fs, &ts, "run")
+	registerTiers(fs, &ts)
 	rp.register(fs, "the experiments")
 	inject := fs.Bool("inject-latency", false, "before each request, sleep a client-side delay drawn from the workload's read_operation_latency, write_operation_latency or write_txn_latency (emulated cross-region round trips; included in latency, reported as injected_us)")
 	expFile := fs.String("experiments", "", "file of experiments, one threads,warmup,duration[,rate] per line (overrides --threads/--warmup/--duration; --rate applies to lines without a rate)")
@@ -50,7 +50,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if err := errors.Join(gr.check("run", fs), rs.check("run", fs, *expFile == ""), ol.check("run", fs, *expFile != ""), ts.Check(), rp.check("run", ts)); err != nil {
+	if err := errors.Join(gr.check("run", fs), rs.check("run", fs, *expFile == ""), ol.check("run", fs, *expFile != ""), checkTiers("run", ts), rp.check("run", ts)); err != nil {
 		return err
 	}
 	exps := []run.Experiment{rs.experiment(ol.rate)}
@@ -143,7 +143,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	})
 	alone, err := ts.Alone(flagx.Given(fs)["db"], w)
 	if err != nil {
-		return err
+		return fmt.Errorf("run: %w (the primary: --db)", err)
 	}
 	if alone {
 		db.URL = ts.Replicas[0]

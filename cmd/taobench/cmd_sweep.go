@@ -35,7 +35,7 @@ func (f *loadFlags) register(fs *flag.FlagSet) {
 		seedHelp:    "request seed (default: a new one, printed); each probe draws its own stream from it"})
 	f.ol.register(fs, false, "")
 	f.outs.register(fs, "write the results as JSON to this file, every probe an experiment")
-	registerTiers(fs, &f.ts, f.cmd)
+	registerTiers(fs, &f.ts)
 	fs.BoolVar(&f.inject, "inject-latency", false, "inject the workload's *_latency delays before each request (docs/target-load.md)")
 }
 
@@ -56,7 +56,7 @@ type prober struct {
 // (nil: nothing); call close when done.
 func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args []string, started func(run.Experiment), ended func(*result.Experiment)) (*prober, error) {
 	c := f.cmd
-	if err := errors.Join(f.gr.check(c, fs), f.rs.check(c, fs, true), f.ol.check(c, fs, true), f.ts.Check()); err != nil {
+	if err := errors.Join(f.gr.check(c, fs), f.rs.check(c, fs, true), f.ol.check(c, fs, true), checkTiers(c, f.ts)); err != nil {
 		return nil, err
 	}
 	e.sizeProcs(f.rs.procs, f.rs.threads)

@@ -317,10 +317,9 @@ func registerSplit(fs *flag.FlagSet, s *session.SplitSpec) {
 }
 
 // registerTiers registers the read tiers of run, sweep, rate and
-// experiment (docs/tiers.md); without them
-// nothing stands before the database. session.TierSpec checks them.
-func registerTiers(fs *flag.FlagSet, s *session.TierSpec, cmd string) {
-	s.Cmd = cmd
+// experiment (docs/tiers.md); without them nothing stands before the
+// database. session.TierSpec checks them (checkTiers).
+func registerTiers(fs *flag.FlagSet, s *session.TierSpec) {
 	fs.StringVar(&s.Cache, "cache", "", "TAO's cache tier on Redis, e.g. redis://127.0.0.1:6379/0 (?prefix=NAME&expire=1h&prefill=1, prefill: warm it from the database in each warmup): reads read_tiers sends to tao (or that miss the client cache) are served from it, filled on a miss, invalidated after writes (docs/tiers.md)")
 	fs.Var(durationFlag{&s.TTL}, "client-cache-ttl", "a client-side cache in this process with this TTL (e.g. 2s), never invalidated by writes: reads read_tiers sends to client_cache are served from it")
 	fs.Var(flagx.List[string]{Items: &s.Replicas, Parse: func(u string) (string, error) { return u, nil }}, "replica", "a read replica of --db (a PostgreSQL standby, a MySQL or MariaDB replica), repeatable: the database tier's reads go to the replicas in turn, writes to --db; stale reads are measured (docs/tiers.md). Without --db: a read-only workload on the replicas alone")
@@ -328,4 +327,26 @@ func registerTiers(fs *flag.FlagSet, s *session.TierSpec, cmd string) {
 	fs.Float64Var(&s.Locality, "client-cache-locality", session.DefaultClientCacheLocality, "with --client-cache-ttl: the share of reads read_tiers sends to client_cache that read again what their client read moments ago (one of its last 16 reads), as TAO's web servers do; 1 models TAO's 14.1%, 0 draws every read afresh (docs/tiers.md)")
 	fs.BoolVar(&s.Invalidate, "cache-invalidates", false, "with --cache: a write deletes the tao tier's entries it touched, as before writes applied TAO's changeset to them (docs/tiers.md)")
 	fs.BoolVar(&s.TxnsAtDB, "read-txns-at-db", false, "send every read transaction to the database, as before they were served where TAO serves them (from the tao tier when all their keys are cached; docs/tiers.md)")
+}
+
+// tierFlags are the flags of session.TierSpec's fields, which its errors
+// name: the command's messages name the flags instead (withFlagNames).
+var tierFlags = strings.NewReplacer(
+	"TierSpec.Cache", "--cache",
+	"TierSpec.TTL", "--client-cache-ttl",
+	"TierSpec.Size", "--client-cache-size",
+	"TierSpec.Locality", "--client-cache-locality",
+	"TierSpec.Replicas", "--replica",
+)
+
+// withFlagNames is an error's message with the flags named where the
+// session names TierSpec's fields.
+func withFlagNames(msg string) string { return tierFlags.Replace(msg) }
+
+// checkTiers checks the read tiers' flags of command cmd.
+func checkTiers(cmd string, ts session.TierSpec) error {
+	if err := ts.Check(); err != nil {
+		return fmt.Errorf("%s: %w", cmd, err)
+	}
+	return nil
 }

@@ -21,6 +21,7 @@ import (
 	_ "github.com/taobench/taobench/store/null"
 	_ "github.com/taobench/taobench/store/spannerstore"
 	_ "github.com/taobench/taobench/store/sqlstore"
+	_ "github.com/taobench/taobench/tier/rediscache" // --cache redis://...
 )
 
 const usage = `taobench: Meta's social-graph workload (TAOBench) against a database.
@@ -139,7 +140,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, setP
 		}
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "taobench:", termsafe.Lines(store.RedactArgs(err.Error(), args)))
+	fmt.Fprintln(stderr, "taobench:", termsafe.Lines(store.RedactArgs(withFlagNames(err.Error()), args)))
 	if hasUsage {
 		fmt.Fprint(stderr, "\n"+ue.usage)
 	}

@@ -111,7 +111,7 @@ func TestCLIStandby(t *testing.T) {
 	}
 
 	r = cliRun(t, "run", "--replica", standby, "--workload", "o", "--duration", "1s")
-	if r.code != 2 || !strings.Contains(r.stderr, "--replica without --db") || !strings.Contains(r.stderr, "give the primary with --db") {
+	if r.code != 2 || !strings.Contains(r.stderr, "--replica without a primary") || !strings.Contains(r.stderr, "give the primary database, or a workload of reads only (the primary: --db)") {
 		t.Errorf("a writing workload on a replica alone: want exit 2 naming the fix:\n%s", r)
 	}
 	src, err := os.ReadFile("../../workload/builtin/o.workload")

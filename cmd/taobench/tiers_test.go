@@ -88,7 +88,7 @@ func TestCLITierFlagsRefused(t *testing.T) {
 	}{
 		{[]string{"--client-cache-size", "10"}, "without --client-cache-ttl"},
 		{[]string{"--client-cache-ttl", "-1s"}, "--client-cache-ttl"},
-		{[]string{"--cache", "http://x"}, "not a Redis URL"},
+		{[]string{"--cache", "http://x"}, `--cache "http://x": not a cache URL of a registered scheme ("http")`},
 		{[]string{"--cache", "redis://:hunter2pw@127.0.0.1:1/0"}, "Redis does not answer"},
 		{[]string{"--cache", "redis://127.0.0.1:6379/0?prefix=a*b"}, "prefix"},
 		{[]string{"--cache", "redis://127.0.0.1:6379/0?prefill=maybe"}, "prefill"},

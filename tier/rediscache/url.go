@@ -1,4 +1,4 @@
-package tier
+package rediscache
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 	"github.com/taobench/taobench/store"
 )
 
-// cacheURL is a --cache URL checked and read: the go-redis options it
+// cacheURL is a cache URL checked and read: the go-redis options it
 // gives, taobench's own options apart.
 type cacheURL struct {
 	shown   string // the URL redacted, for messages
@@ -27,15 +27,7 @@ type cacheURL struct {
 	prefill bool
 }
 
-// CheckCache checks a --cache URL as Open reads it, without connecting:
-// a command refuses a bad one before it opens the database. Its errors
-// start with --cache and the URL redacted, and say the fix.
-func CheckCache(raw string) error {
-	_, err := parseCache(raw, 1)
-	return err
-}
-
-// The kinds of the options a --cache URL takes.
+// The kinds of the options a cache URL takes.
 const (
 	optName     = iota // a non-empty name without blanks or glob characters
 	optDuration        // a Go duration or whole seconds, at least 1s (expire)
@@ -47,7 +39,7 @@ const (
 	optProtocol        // 2 or 3
 )
 
-// cacheOptions are the options a --cache URL takes: taobench's own
+// cacheOptions are the options a cache URL takes: taobench's own
 // (prefix, expire, prefill) and the go-redis options that make sense for
 // the tier (https://pkg.go.dev/github.com/redis/go-redis/v9#ParseURL).
 var cacheOptions = map[string]int{
@@ -60,18 +52,19 @@ var cacheOptions = map[string]int{
 	"idle_timeout": optSpan, "max_conn_age": optSpan, "skip_verify": optBool,
 }
 
-// cacheExample is a --cache URL to copy.
+// cacheExample is a cache URL to copy.
 const cacheExample = "redis://127.0.0.1:6379/0?prefix=taobench"
 
-// parseCache reads a --cache URL: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB],
+// parseCache reads a cache URL: redis://[[USER]:PASSWORD@]HOST[:PORT][/DB],
 // rediss:// (TLS) or unix://[[USER]:PASSWORD@]/PATH?db=DB, each with the
-// options of cacheOptions. Every message names --cache, the URL redacted
-// (no password or option value but harmless ones shows: store.Redact) and
-// the fix; none quotes go-redis.
+// options of cacheOptions. Every message starts with the URL redacted
+// and quoted (no password or option value but harmless ones shows:
+// store.Redact; the caller says where it came from) and says the fix;
+// none quotes go-redis.
 func parseCache(raw string, clients int) (*cacheURL, error) {
 	c := &cacheURL{shown: store.Redact(raw), prefix: defaultPrefix, expire: defaultExpire}
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("--cache %q: "+format, append([]any{c.shown}, a...)...)
+		return fmt.Errorf("%q: "+format, append([]any{c.shown}, a...)...)
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "redis" && u.Scheme != "rediss" && u.Scheme != "unix" || u.Opaque != "" {
@@ -294,18 +287,18 @@ func pingError(ctx context.Context, c *cacheURL, err error, raw string) error {
 				n += fmt.Sprintf(", so 0 to %d", k-1)
 			}
 		}
-		return fmt.Errorf("--cache %q: database %d does not exist on the Redis at %s (%s): give a lower number, or raise the server's databases setting", c.shown, c.db, where, n)
+		return fmt.Errorf("%q: database %d does not exist on the Redis at %s (%s): give a lower number, or raise the server's databases setting", c.shown, c.db, where, n)
 	case strings.Contains(msg, "WRONGPASS"), strings.Contains(msg, "NOAUTH"), strings.Contains(msg, "invalid password"),
 		strings.Contains(msg, "invalid username-password"):
-		return fmt.Errorf("--cache %q: the Redis at %s refused the credentials (%s): check the user and password in the URL", c.shown, where, firstWords(msg))
+		return fmt.Errorf("%q: the Redis at %s refused the credentials (%s): check the user and password in the URL", c.shown, where, firstWords(msg))
 	case errors.Is(err, syscall.ECONNREFUSED):
-		return fmt.Errorf("--cache %q: Redis does not answer: nothing listens at %s (connection refused); start it (redis-server) or fix the URL", c.shown, where)
+		return fmt.Errorf("%q: Redis does not answer: nothing listens at %s (connection refused); start it (redis-server) or fix the URL", c.shown, where)
 	case errors.Is(err, syscall.ENOENT):
-		return fmt.Errorf("--cache %q: Redis does not answer: no socket at %s; start it (redis-server --unixsocket %s) or fix the URL", c.shown, where, where)
+		return fmt.Errorf("%q: Redis does not answer: no socket at %s; start it (redis-server --unixsocket %s) or fix the URL", c.shown, where, where)
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		return fmt.Errorf("--cache %q: Redis does not answer: no answer from %s within 3s; start it (redis-server), check the host, port and firewall, or fix the URL", c.shown, where)
+		return fmt.Errorf("%q: Redis does not answer: no answer from %s within 3s; start it (redis-server), check the host, port and firewall, or fix the URL", c.shown, where)
 	}
-	return fmt.Errorf("--cache %q: Redis does not answer as Redis at %s (%s); start it (redis-server) or fix the URL", c.shown, where, firstWords(msg))
+	return fmt.Errorf("%q: Redis does not answer as Redis at %s (%s); start it (redis-server) or fix the URL", c.shown, where, firstWords(msg))
 }
 
 // isTimeout reports whether err is a network timeout.

@@ -1,4 +1,4 @@
-package tier_test
+package rediscache_test
 
 import (
 	"strconv"
@@ -7,15 +7,15 @@ import (
 
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tier"
+	_ "github.com/taobench/taobench/tier/rediscache"
 )
 
-// The fuzz targets of the --cache URL check. Neither connects.
+// The fuzz targets of the cache URL check. Neither connects.
 //
-//	go test -run '^$' -fuzz '^FuzzCacheURL$' -fuzztime 60s ./tier/
+//	go test -run '^$' -fuzz '^FuzzCacheURL$' -fuzztime 60s ./tier/rediscache/
 
-// FuzzCacheURL: CheckCache never panics, and its error starts with
-// --cache and the URL redacted (store.Redact) and quotes no go-redis
-// words.
+// FuzzCacheURL: CheckCache never panics, and its error starts with the
+// URL redacted (store.Redact) and quoted, and quotes no go-redis words.
 func FuzzCacheURL(f *testing.F) {
 	for _, s := range []string{
 		"redis://127.0.0.1:6379/0?prefix=taobench",
@@ -36,7 +36,7 @@ func FuzzCacheURL(f *testing.F) {
 		if err == nil {
 			return
 		}
-		prefix := "--cache " + strconv.Quote(store.Redact(raw)) + ": "
+		prefix := strconv.Quote(store.Redact(raw)) + ": "
 		msg, ok := strings.CutPrefix(err.Error(), prefix)
 		if !ok {
 			t.Fatalf("CheckCache(%q): %q does not start with %q", raw, err, prefix)
@@ -47,7 +47,7 @@ func FuzzCacheURL(f *testing.F) {
 	})
 }
 
-// FuzzCacheURLSecret: a --cache URL with a password and an option, each
+// FuzzCacheURLSecret: a cache URL with a password and an option, each
 // holding any characters, never shows either in CheckCache's error,
 // unless the error with both masked shows the same text (it is then
 // taobench's own words) or the option's value may show (store's rule:

@@ -1,4 +1,4 @@
-package tier_test
+package rediscache_test
 
 import (
 	"context"
@@ -11,11 +11,12 @@ import (
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/store/storetest"
 	"github.com/taobench/taobench/tier"
+	_ "github.com/taobench/taobench/tier/rediscache"
 )
 
 const urlSecret = "s3cretVal"
 
-// openCache opens the tiers with --cache raw before a fake store.
+// openCache opens the tiers with the cache URL raw before a fake store.
 func openCache(raw string) error {
 	ts, err := tier.Open(context.Background(), storetest.Func{}, tier.Options{Cache: raw, Clients: 1})
 	if err == nil {
@@ -24,8 +25,8 @@ func openCache(raw string) error {
 	return err
 }
 
-// TestCacheURLRefused: a --cache URL taobench cannot use as written is
-// refused before anything connects, naming --cache, the URL redacted and
+// TestCacheURLRefused: a cache URL taobench cannot use as written is
+// refused before anything connects, naming Options.Cache, the URL redacted and
 // the fix in taobench's words, never a password or an option's value
 // (issue 37: /-1 ran on database 0, user:pw@ with no host sent the
 // credentials to 127.0.0.1:6379, /abc and ?password= printed go-redis's
@@ -62,24 +63,24 @@ func TestCacheURLRefused(t *testing.T) {
 		{"redis://127.0.0.1:6379/0?x=%zz" + urlSecret, "not well formed"},
 		{"unix://", "a unix URL names the socket's path"},
 		{"unix://host/sock", "a unix URL names the socket's path"},
-		{"http://x", "not a Redis URL"},
+		{"http://x", `not a cache URL of a registered scheme ("http"); registered: redis, rediss, unix; use e.g. redis://`},
 		{"redis:127.0.0.1:6379", "not a Redis URL"},
 		{"redis://:p%zz" + urlSecret + "@127.0.0.1:6379/0", "must be percent-encoded"},
 	} {
 		err := openCache(c.raw)
 		if err == nil {
-			t.Errorf("--cache %s was accepted", c.raw)
+			t.Errorf("cache %s was accepted", c.raw)
 			continue
 		}
 		msg := err.Error()
-		if !strings.HasPrefix(msg, "--cache \""+store.Redact(c.raw)+"\": ") || !strings.Contains(msg, c.want) {
-			t.Errorf("--cache %s: %q; want it to start with --cache and the URL redacted, and say %q", c.raw, msg, c.want)
+		if !strings.HasPrefix(msg, "Options.Cache \""+store.Redact(c.raw)+"\": ") || !strings.Contains(msg, c.want) {
+			t.Errorf("cache %s: %q; want it to start with Options.Cache and the URL redacted, and say %q", c.raw, msg, c.want)
 		}
 		if strings.Contains(msg, urlSecret) || strings.Contains(msg, "redis: ") {
-			t.Errorf("--cache %s: %q shows a secret or go-redis's words", c.raw, msg)
+			t.Errorf("cache %s: %q shows a secret or go-redis's words", c.raw, msg)
 		}
-		if cerr := tier.CheckCache(c.raw); cerr == nil || cerr.Error() != msg {
-			t.Errorf("--cache %s: CheckCache says %v, Open %q", c.raw, cerr, msg)
+		if cerr := tier.CheckCache(c.raw); cerr == nil || "Options.Cache "+cerr.Error() != msg {
+			t.Errorf("cache %s: CheckCache says %v, Open %q", c.raw, cerr, msg)
 		}
 	}
 }
@@ -124,10 +125,10 @@ func TestCacheCredentialsRefused(t *testing.T) {
 	} {
 		err := openCache(raw)
 		if err == nil || !strings.Contains(err.Error(), "refused the credentials") || !strings.Contains(err.Error(), "check the user and password in the URL") {
-			t.Errorf("--cache %s: %v; want the credentials said refused", store.Redact(raw), err)
+			t.Errorf("cache %s: %v; want the credentials said refused", store.Redact(raw), err)
 		}
 		if err != nil && strings.Contains(err.Error(), urlSecret) {
-			t.Errorf("--cache %s: %q shows the password", store.Redact(raw), err)
+			t.Errorf("cache %s: %q shows the password", store.Redact(raw), err)
 		}
 	}
 	if err := openCache(strings.Replace(r.URL, "redis://", "redis://:right-"+urlSecret+"@", 1)); err != nil {
