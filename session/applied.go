@@ -19,7 +19,7 @@ const readTiers = "read_tiers"
 func notAppliedNote(name string, na []string) string {
 	note := fmt.Sprintf("workload %s: fields read but not applied yet: %s", name, strings.Join(na, ", "))
 	if slices.Contains(na, readTiers) {
-		note += " (read_tiers unless the run has a cache tier: a tao tier or a client cache, TierSpec.Cache or TierSpec.TTL)"
+		note += " (read_tiers unless the run has a cache tier: a tao tier or a client cache)"
 	}
 	return note
 }
