@@ -255,7 +255,7 @@ func completeness(ctx context.Context, db store.Database, meta map[string]string
 	if v, ok := missingTargets(g, inv, objects, runs); ok {
 		vs = append(vs, v)
 	}
-	vs = append(vs, placementViolation(g, inv)...)
+	vs = append(vs, placementViolation(ctx, db, g, inv)...)
 	var early int64
 	for _, n := range inv.EdgesBeforeTime {
 		early += n
