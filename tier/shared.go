@@ -69,9 +69,9 @@ func (t *taoTier) logNamespace(graphSeed uint64) string {
 
 // commit invalidates the entries of invalid and logs the writes of changed
 // in one pipeline.
-func (t *taoTier) commit(ctx context.Context, ns string, invalid []key, ch []change, logNS string, changed []key, start, end int64) error {
+func (t *taoTier) commit(ctx context.Context, ns string, invalid []key, ch []change, logNS string, changed []key, start, end int64) (dropped int64, err error) {
 	p := t.c.Pipeline()
-	t.queueThrough(ctx, p, ns, ch, end)
+	th := t.queueThrough(ctx, p, ns, ch, end)
 	if len(invalid) > 0 {
 		names := make([]string, 0, len(invalid))
 		for _, k := range invalid {
@@ -87,8 +87,13 @@ func (t *taoTier) commit(ctx context.Context, ns string, invalid []key, ch []cha
 		p.LTrim(ctx, n, 0, logWrites-1)
 		p.PExpire(ctx, n, t.expire)
 	}
-	_, err := p.Exec(ctx)
-	return err
+	if _, err = p.Exec(ctx); err != nil {
+		return 0, err
+	}
+	if th != nil {
+		dropped, _ = th.Int64()
+	}
+	return dropped, nil
 }
 
 // enqueue queues j to be classed.

@@ -118,6 +118,7 @@ end
 local function del(name, f)
   if f == '' then redis.call('DEL', name) else redis.call('HDEL', name, f) end
 end
+local dropped = 0
 for i, name in ipairs(KEYS) do
   local f, act, delta = ARGV[2 + 3 * i], ARGV[3 + 3 * i], tonumber(ARGV[4 + 3 * i])
   if act == 'iupsert' or act == 'idelete' then
@@ -136,7 +137,7 @@ for i, name in ipairs(KEYS) do
       set(name, 'n', o .. ',' .. nfd .. ',' .. nver .. ',' .. (tonumber(rows) + d) .. ',' .. later(b, e))
     end
     if not fd then
-      redis.call('DEL', name)
+      dropped = dropped + redis.call('DEL', name)
     else
       for _, h in ipairs(redis.call('HKEYS', name)) do
         if string.sub(h, 1, 2) == 't:' then redis.call('HDEL', name, h) end
@@ -180,13 +181,14 @@ for i, name in ipairs(KEYS) do
     end
   end
 end
-return 0
+return dropped
 `)
 
-// queueThrough adds the changes' script to pipeline p.
-func (t *taoTier) queueThrough(ctx context.Context, p redis.Pipeliner, ns string, ch []change, end int64) {
+// queueThrough adds the changes' script to pipeline p; its command
+// returns how many lists' hashes it deleted (nil: no change).
+func (t *taoTier) queueThrough(ctx context.Context, p redis.Pipeliner, ns string, ch []change, end int64) *redis.Cmd {
 	if len(ch) == 0 {
-		return
+		return nil
 	}
 	keys := make([]string, 0, len(ch))
 	args := make([]any, 0, 4+3*len(ch))
@@ -196,5 +198,5 @@ func (t *taoTier) queueThrough(ctx context.Context, p redis.Pipeliner, ns string
 		keys = append(keys, name)
 		args = append(args, field, c.act, c.delta)
 	}
-	throughScript.Eval(ctx, p, keys, args...)
+	return throughScript.Eval(ctx, p, keys, args...)
 }
