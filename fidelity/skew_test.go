@@ -2,6 +2,7 @@ package fidelity_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/taobench/taobench/fidelity"
@@ -323,5 +324,77 @@ func TestRaceRows(t *testing.T) {
 	w.RacingInserts = 0
 	if rows := fidelity.RaceRows(w, &result.Counters{}); len(rows) != 0 {
 		t.Errorf("no racing inserts: rows %v", rows)
+	}
+}
+
+// TestPlacedColocation: the colocation row of validate --db (hot
+// write-transaction keys of the plan's own write transactions, placed as
+// the database holds them) has enough keys on workload a (a short run's
+// transactions give 6 or 7). a's model puts them no more on one shard than
+// random placement by primary_shards does (the Zipf is per shard, and
+// small shards' top ranks are as hot as shard 0's): the row is skipped,
+// saying so. A model that colocates them (all on shard 0) passes with the
+// database placing them so, and fails with the same keys placed at random
+// (a database that lost the placement), with the hot keys of uniform
+// access, and with uniform access placed at random.
+func TestPlacedColocation(t *testing.T) {
+	t.Parallel()
+	w, uniform := skewed(t, "a")
+	p, g := plan(t, w, 1)
+	hot, _ := expect.HotWriteTxnKeys(p, g.Nodes(), expect.HotTxnDraws)
+	if len(hot) < 40 {
+		t.Fatalf("%d hot write-transaction keys from %d transactions, want 40 or more", len(hot), expect.HotTxnDraws)
+	}
+	weights := w.PrimaryShards.Weights
+	placed := func(l []result.KeyCount) []int {
+		s := make([]int, len(l))
+		for i, x := range l {
+			s[i] = tao.ShardOf(x.ID1)
+		}
+		return s
+	}
+	r := fidelity.PlacedColocationRow(hot, placed(hot), fidelity.HotColocated(hot), weights)
+	t.Logf("a's model: target %.4f observed %.4f n %d %s: %s", r.Target, r.Observed, r.N, r.Verdict, r.Note)
+	if r.Verdict != result.Skipped || !strings.Contains(r.Note, "not above random placement") {
+		t.Errorf("a's model: %s (%s), want skipped as no more colocated than random placement", r.Verdict, r.Note)
+	}
+	rng := randdist.NewRand(7)
+	var sum float64
+	for _, x := range weights {
+		sum += x
+	}
+	random := func(n int) []int {
+		s := make([]int, n)
+		for i := range s {
+			u, acc := rng.Float64()*sum, 0.0
+			s[i] = len(weights) - 1
+			for k, x := range weights {
+				if acc += x; u < acc {
+					s[i] = k
+					break
+				}
+			}
+		}
+		return s
+	}
+	p2, _ := plan(t, uniform, 1)
+	uhot, _ := expect.HotWriteTxnKeys(p2, g.Nodes(), expect.HotTxnDraws)
+	onZero := make([]int, len(hot))
+	for _, c := range []struct {
+		name   string
+		hot    []result.KeyCount
+		shards []int
+		want   string
+	}{
+		{"colocated, placed so", hot, onZero, result.Pass},
+		{"colocated keys placed at random", hot, random(len(hot)), result.Fail},
+		{"uniform access", uhot, placed(uhot), result.Fail},
+		{"uniform access placed at random", uhot, random(len(uhot)), result.Fail},
+	} {
+		r := fidelity.PlacedColocationRow(c.hot, c.shards, 1, weights)
+		t.Logf("%s: target %.4f observed %.4f tol %.4f n %d %s", c.name, r.Target, r.Observed, r.Tolerance, r.N, r.Verdict)
+		if r.Verdict != c.want {
+			t.Errorf("%s: %s, want %s", c.name, r.Verdict, c.want)
+		}
 	}
 }

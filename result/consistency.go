@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -40,10 +41,19 @@ type Consistency struct {
 	// transaction's one by one (its reads may come from several tiers);
 	// replicas' are not counted.
 	ReadOps [tao.NumTiers]int64
+	// Misses are the read operations drawn to a cache tier that the
+	// database answered, by cause (docs/tiers.md, "Where the database's
+	// reads come from"): "redis" (the tao tier's lookup failed), or the
+	// kind of entry the tier did not hold ("object", "edge", "list",
+	// "time"; "edge_gone", "list_gone": of a list whose hash the tier held
+	// nothing of); "lists_dropped" counts the lists writes left
+	// unknown (their hash deleted). Nil without a tao tier.
+	Misses map[string]int64
 }
 
 // Prefill counts what a warmup's prefill of the tao tier stored: objects,
-// edges, lists (their counts) and the lists found complete (an absent
+// edges, lists (their counts read: a list too long for one read
+// transaction once per transaction) and the lists found complete (an absent
 // edge's point read is answered from them); Errors the read transactions
 // or Redis pipelines that failed; Done whether it finished before the
 // measured window began; Took how long it ran. Merged, counts add, Done
@@ -166,6 +176,12 @@ func (c *Consistency) Merge(o *Consistency) {
 		c.Tiers[i].merge(&o.Tiers[i])
 		c.ReadOps[i] += o.ReadOps[i]
 	}
+	for k, n := range o.Misses {
+		if c.Misses == nil {
+			c.Misses = map[string]int64{}
+		}
+		c.Misses[k] += n
+	}
 	if o.Prefill != nil {
 		if c.Prefill == nil {
 			c.Prefill = &Prefill{Done: true}
@@ -250,6 +266,8 @@ type jsonConsistency struct {
 	ReadOps map[string]int64    `json:"read_ops,omitempty"`
 	Tiers   map[string]jsonTier `json:"tiers"`
 	Prefill *jsonPrefill        `json:"prefill,omitempty"`
+	// Misses: absent in files written before they were counted.
+	Misses map[string]int64 `json:"misses,omitempty"`
 }
 
 type jsonPrefill struct {
@@ -307,7 +325,7 @@ func consistencyJSON(c *Consistency) (jsonConsistencyExperiment, error) {
 	if c == nil {
 		return jsonConsistencyExperiment{}, nil
 	}
-	x := &jsonConsistency{CheckOnly: c.CheckOnly, CheckEvery: c.CheckEvery, TxnsAtDB: c.TxnsAtDB, Tiers: map[string]jsonTier{}}
+	x := &jsonConsistency{CheckOnly: c.CheckOnly, CheckEvery: c.CheckEvery, TxnsAtDB: c.TxnsAtDB, Tiers: map[string]jsonTier{}, Misses: maps.Clone(c.Misses)}
 	for i, n := range c.ReadOps {
 		if n > 0 {
 			if x.ReadOps == nil {
@@ -406,6 +424,15 @@ func consistencyFromJSON(x jsonConsistencyExperiment, e *Experiment) error {
 			return fmt.Errorf("consistency: read_ops %q: %d: want a tier (client_cache, tao, db) and a count of 0 or more", name, n)
 		}
 		c.ReadOps[t] = n
+	}
+	for k, n := range x.Consistency.Misses {
+		if n < 0 {
+			return fmt.Errorf("consistency: misses %q: %d: want a count of 0 or more", k, n)
+		}
+		if c.Misses == nil {
+			c.Misses = map[string]int64{}
+		}
+		c.Misses[k] = n
 	}
 	for i := range c.Tiers {
 		name := tao.Tier(i).String()

@@ -337,6 +337,11 @@ func damage(t *testing.T, w *workload.Workload, fresh func(t *testing.T) (string
 			if c.check && cerr == nil {
 				t.Errorf("check passes the damage (%d rows changed), want it failed\n%s", changed, out)
 			}
+			// check counts the rows off their placement, not the shards
+			// where they sit: exactly the objects moved.
+			if want := fmt.Sprintf("VIOLATION loaded ids sit where the graph places them: %d row(s)", changed); c.row == damageRows[5] && !strings.Contains(out, want) {
+				t.Errorf("check of %d objects moved off their placement: want %q in\n%s", changed, want, out)
+			}
 			if held := graphRowsOf(t, url); slices.ContainsFunc(held, func(r result.FidelityRow) bool { return r.Figure == c.row }) {
 				// A row of what the database holds: validate sets these
 				// rows first, from the same inventory, and exits 1 on any

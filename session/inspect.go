@@ -20,6 +20,7 @@ import (
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -124,6 +125,9 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 		return nil, err
 	}
 	v.Rows = append(v.Rows, fidelity.TimeProbeRows(targets, times, before)...)
+	if row, ok := placedColocation(ctx, db, w, plan, g); ok {
+		v.Rows = append(v.Rows, row)
+	}
 	v.Result, err = run.Do(ctx, cfg, x)
 	s.recordDeletes(ctx, v.Result)
 	if err != nil {
@@ -255,7 +259,7 @@ func completeness(ctx context.Context, db store.Database, meta map[string]string
 	if v, ok := missingTargets(g, inv, objects, runs); ok {
 		vs = append(vs, v)
 	}
-	vs = append(vs, placementViolation(g, inv)...)
+	vs = append(vs, placementViolation(ctx, db, g, inv)...)
 	var early int64
 	for _, n := range inv.EdgesBeforeTime {
 		early += n
@@ -326,4 +330,39 @@ func OpenRecorded(ctx context.Context, url string, opts Options) (*Session, map[
 		return nil, nil, err
 	}
 	return s, meta, nil
+}
+
+// placedColocation is the colocation row of validate --db
+// (fidelity.PlacedColocationRow): the hot write-transaction keys of the
+// plan's own write transactions (a short run's touch too few), placed as
+// the database holds them: one read each of the object a key sits with
+// (an association's id1), its shard where found. None for a workload with
+// no write transactions or whose keys' rows check nothing
+// (fidelity.CheckKeys), or when the database cannot read an object.
+func placedColocation(ctx context.Context, db store.Store, w *workload.Workload, plan *gen.Plan, g *graph.Graph) (result.FidelityRow, bool) {
+	txns := false
+	for i, c := range w.Requests.Values {
+		txns = txns || c == tao.WriteTxn && i < len(w.Requests.Weights) && w.Requests.Weights[i] > 0
+	}
+	if !txns || !fidelity.CheckKeys(w) {
+		return result.FidelityRow{}, false
+	}
+	hot, objects := expect.HotWriteTxnKeys(plan, g.Nodes(), expect.HotTxnDraws)
+	shards := make([]int, len(hot))
+	req := tao.Request{Class: tao.Read, Tier: tao.TierDB, Ops: make([]tao.Op, 1)}
+	var res tao.Result
+	for i, id := range objects {
+		req.Ops[0] = tao.Op{Kind: tao.ObjRead, ID1: id}
+		res.Reset(1)
+		db.Exec(ctx, &req, &res)
+		switch {
+		case res.Outcome != tao.OK && res.Outcome != tao.NotFound:
+			return result.FidelityRow{}, false
+		case res.Ops[0].Found:
+			shards[i] = tao.ShardOf(id)
+		default:
+			shards[i] = -1
+		}
+	}
+	return fidelity.PlacedColocationRow(hot, shards, fidelity.HotColocated(hot), w.PrimaryShards.Weights), true
 }

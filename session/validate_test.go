@@ -164,3 +164,41 @@ func verdict(rows []result.FidelityRow, figure string) string {
 	}
 	return ""
 }
+
+// TestValidateSkewColocationRows: validate --db of a fresh load of a and
+// of tao sets the hot keys' rows. tao, with TAO's key access (TAO §5.3),
+// has its reads' skew row passing and no colocation row (it has no write
+// transactions). a has the colocation row at the database with enough hot
+// keys (the plan's write transactions drawn alone, where the short run's
+// give 6 or 7), every one found where the graph places it, skipped: a's
+// model puts them no more on one shard than random placement does
+// (fidelity's TestPlacedColocation, which shows the row fails a
+// colocated model whose keys the database placed at random).
+func TestValidateSkewColocationRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads two graphs and runs validate on each")
+	}
+	const coloc = "hot write_txn key pairs sharing a shard, at the database"
+	row := func(rows []result.FidelityRow, fig string) (result.FidelityRow, bool) {
+		for _, r := range rows {
+			if r.Figure == fig {
+				return r, true
+			}
+		}
+		return result.FidelityRow{}, false
+	}
+	v := validate(t, sqlite(t), builtin(t, "tao"), 20_000, 1)
+	if r, ok := row(v.Rows, "reads on the top 1% of keys"); !ok || r.Verdict != result.Pass {
+		t.Errorf("tao: reads on the top 1%% of keys %+v (present %v), want pass", r, ok)
+	}
+	if r, ok := row(v.Rows, coloc); ok {
+		t.Errorf("tao: a colocation row %+v, want none (no write transactions)", r)
+	}
+	url := sqlite(t)
+	v = validate(t, url, builtin(t, "a"), 20_000, 1)
+	r, ok := row(v.Rows, coloc)
+	t.Logf("a: %+v", r)
+	if !ok || r.N < 40 || r.Observed != r.Target || r.Verdict != result.Skipped || !strings.Contains(r.Note, "(0 not found)") {
+		t.Errorf("a: %+v (present %v); want 40 keys or more, all found at their ids, skipped", r, ok)
+	}
+}

@@ -570,6 +570,15 @@ type Integrity struct {
 	Bidirectional, Unique int64
 }
 
+// PlacementCounter is a Database that counts the loaded rows off a
+// placement (check's invariant counts rows, not shards): the objects, and
+// the forward edges by their id1, of each shard of bounds whose node index
+// is at or past bounds[shard] (0: every row of a shard the graph lacks).
+// Ids created at run time are left out (runs never take loaded ones).
+type PlacementCounter interface {
+	CountOffPlacement(ctx context.Context, bounds map[int]int64) (objects, edges int64, err error)
+}
+
 // Inspector is a Database that can take its Inventory and tell how many
 // run numbers it has handed out.
 type Inspector interface {

@@ -25,8 +25,14 @@ type Cache interface {
 	Get(ctx context.Context, ns string, keys []Key, want []bool, es []Entry) (hits int, err error)
 	// Put stores the fills under ns in one round trip.
 	Put(ctx context.Context, ns string, fills ...Fill) error
-	// Commit applies a committed write's changeset in one round trip.
-	Commit(ctx context.Context, w *Changeset) error
+	// Commit applies a committed write's changeset in one round trip;
+	// dropped is how many lists it dropped whole (a list the write
+	// changed whose entry could not be updated in place).
+	Commit(ctx context.Context, w *Changeset) (dropped int64, err error)
+	// List tells why a read of list k's key (Kind 'n', a list's size
+	// entry) missed: whether the cache holds anything of the list, and
+	// the size entry when it holds one (result.Consistency.Misses).
+	List(ctx context.Context, ns string, k Key) (held bool, size Entry, ok bool)
 	// Writes returns the writes the shared log keeps of each key (the
 	// last LogWrites, any order) in one round trip; a key it cannot
 	// look up has none.

@@ -57,6 +57,13 @@ func (s *Store) txnTiered(ctx context.Context, req *tao.Request, res *tao.Result
 		hits, err := s.tao.getTxn(ctx, x.ns, req.Ops, want, es, from)
 		tr.failed[tao.TierTAO] = err != nil
 		missing -= hits
+		if x.in(begin.UnixNano()) {
+			for i := range req.Ops {
+				if want[i] {
+					x.miss(s.tao.why(ctx, x.ns, &req.Ops[i], err), 1)
+				}
+			}
+		}
 	}
 	ret := begin
 	if missing > 0 {

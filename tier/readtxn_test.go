@@ -13,7 +13,7 @@ import (
 // (stale: the object was updated since), one from the database. The
 // transaction is the database's (the lowest tier that answered), its
 // staleness the client cache's: the database's reads stay never stale,
-// the self-check's premise.
+// the self-check's premise; the tiers count its miss by cause.
 func TestReadTxnKeyByKey(t *testing.T) {
 	w := builtin(t, "o")
 	db, g := sqliteGraph(t, w, 2000)
@@ -57,5 +57,9 @@ func TestReadTxnKeyByKey(t *testing.T) {
 	}
 	if c.ReadOps[tao.TierClientCache] != 1 || c.ReadOps[tao.TierDB] != 1 {
 		t.Errorf("read ops %v; want one from the client cache, one from the database", c.ReadOps)
+	}
+	// The database's read is the cold tier's miss of an object.
+	if len(c.Misses) != 1 || c.Misses["object"] != 1 {
+		t.Errorf("misses %v; want one object", c.Misses)
 	}
 }

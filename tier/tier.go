@@ -17,6 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -152,8 +153,11 @@ type experiment struct {
 	// readOps are the read operations each tier answered in the window
 	// (a read transaction's reads one by one); under mu.
 	readOps [tao.NumTiers]int64
-	mu      sync.Mutex
-	c       result.Consistency
+	// misses are the reads drawn to a cache that reached the database,
+	// by cause (result.Consistency.Misses); under mu.
+	misses map[string]int64
+	mu     sync.Mutex
+	c      result.Consistency
 	// reps are the replicas' rows, by replica (c.Replicas when it ends).
 	reps []result.ReplicaStats
 	// chk are the database's reads with the checker alone, in shards
@@ -380,6 +384,12 @@ func (s *Store) EndExperiment() *result.Consistency {
 	defer x.mu.Unlock()
 	c := x.c
 	c.ReadOps = x.readOps
+	if s.tao != nil {
+		c.Misses = maps.Clone(x.misses)
+		if c.Misses == nil {
+			c.Misses = map[string]int64{}
+		}
+	}
 	c.TxnsAtDB = s.noTxnTier && !s.plain
 	if c.CheckOnly = s.plain; s.plain {
 		c.CheckEvery = CheckEvery
@@ -487,8 +497,11 @@ func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
 		// shared log learns of the write in the same round trip.
 		x := s.exp.Load()
 		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-		err := s.tao.c.Commit(ictx, &Changeset{NS: x.ns, Changes: ch, Invalid: invalid, LogNS: x.logNS, Logged: changed, Span: Span{start, end}})
+		dropped, err := s.tao.c.Commit(ictx, &Changeset{NS: x.ns, Changes: ch, Invalid: invalid, LogNS: x.logNS, Logged: changed, Span: Span{start, end}})
 		cancel()
+		if dropped > 0 && x.in(start) {
+			x.miss("lists_dropped", dropped)
+		}
 		if err != nil {
 			if x.in(start) {
 				x.mu.Lock()
@@ -522,6 +535,9 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 		var err error
 		e, ok, err = s.tao.get(ctx, x.ns, ck)
 		tr.failed[tao.TierTAO] = err != nil
+		if !ok && x.in(begin.UnixNano()) {
+			x.miss(s.tao.why(ctx, x.ns, op, err), 1)
+		}
 		if ok {
 			tr.served = tao.TierTAO
 			if s.csc != nil {
@@ -902,6 +918,44 @@ func (x *experiment) ops(tier tao.Tier, n int, begin time.Time) {
 	x.mu.Lock()
 	x.readOps[tier] += int64(n)
 	x.mu.Unlock()
+}
+
+// miss counts n read ops of cause (result.Consistency.Misses).
+func (x *experiment) miss(cause string, n int64) {
+	x.mu.Lock()
+	if x.misses == nil {
+		x.misses = map[string]int64{}
+	}
+	x.misses[cause] += n
+	x.mu.Unlock()
+}
+
+// why is why the tao tier did not answer read op (result.Consistency.
+// Misses): its lookup failed (err), or it held no entry of the op's kind;
+// for a list's entry, whether it held nothing of the list ("_gone") or
+// the list was one the prefill could not read whole ("_long": its count
+// alone). One more round trip, on a miss only.
+func (t *taoTier) why(ctx context.Context, ns string, op *tao.Op, err error) string {
+	if err != nil {
+		return "redis"
+	}
+	cause := "list"
+	switch op.Kind {
+	case tao.ObjRead:
+		return "object"
+	case tao.EdgeTimeRead:
+		return "time"
+	case tao.EdgePointRead:
+		cause = "edge"
+	}
+	held, size, ok := t.c.List(ctx, ns, Key{Kind: 'n', ID1: op.ID1, Type: op.Type})
+	if !held {
+		return cause + "_gone"
+	}
+	if ok && size.Rows+1 >= prefillOps {
+		return cause + "_long"
+	}
+	return cause
 }
 
 // second is the second of the measured window an instant (Unix ns) is in.

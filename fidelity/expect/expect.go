@@ -131,3 +131,46 @@ func draw(plan *gen.Plan, nodes int64, sizes []int64, at func(int64, *result.Key
 		at(n, t.Stats())
 	}
 }
+
+// HotTxnDraws is how many write transactions HotWriteTxnKeys draws: about
+// 50 hot keys of workload a at 20,000 edges (1% of the keys they touch),
+// where validate --db's short run gives 6 or 7, in a second or two.
+const HotTxnDraws = 100_000
+
+// HotWriteTxnKeys draws n write transactions of plan alone (its other
+// requests are not drawn: a short run's transactions touch too few keys
+// for their hot set to say anything) and counts them as a run counts
+// them, for a graph of nodes objects; it returns their hot keys (the top
+// 1% of the keys touched, by both halves of the draws) and, by hot key,
+// the object it sits with: its own id, or an association's id1 (TAO
+// places an association with its source object; fidelity.KeyOf hashes
+// the rest of its key).
+func HotWriteTxnKeys(plan *gen.Plan, nodes, n int64) (hot []result.KeyCount, objects []int64) {
+	t := fidelity.NewKeyTable(nodes, 1)
+	b := t.Buffer()
+	g := plan.Client(simClient, 0)
+	var req tao.Request
+	var res tao.Result
+	of := map[int64]int64{}
+	for range n {
+		g.NextOf(&req, tao.WriteTxn)
+		b.Add(&req)
+		for i := range req.Ops {
+			of[fidelity.KeyOf(&req.Ops[i])] = req.Ops[i].ID1
+		}
+		res.Reset(len(req.Ops))
+		res.Outcome = tao.OK
+		for i := range req.Ops {
+			k := req.Ops[i].Kind
+			res.Ops[i].Found, res.Ops[i].Version = k != tao.EdgeAdd && k != tao.ObjAdd, 1
+		}
+		g.Observe(&req, &res)
+	}
+	b.Flush()
+	hot = t.Stats().Classes[result.KeyWriteTxns].Hot
+	objects = make([]int64, len(hot))
+	for i, k := range hot {
+		objects[i] = of[k.ID1]
+	}
+	return hot, objects
+}

@@ -38,6 +38,24 @@ func OffPlacement(g *graph.Graph, in *store.Integrity) []string {
 	return off
 }
 
+// OffBounds are the bounds of the shards where OffPlacement finds loaded
+// ids (store.PlacementCounter): the shard's nodes, 0 for a shard the graph
+// does not have.
+func OffBounds(g *graph.Graph, in *store.Integrity) map[int]int64 {
+	b := map[int]int64{}
+	for _, m := range []map[int]int64{in.ObjectMaxIndex, in.EdgeMaxIndex} {
+		for s, i := range m {
+			switch {
+			case s >= g.Shards():
+				b[s] = 0
+			case i >= g.ShardNodes(s):
+				b[s] = g.ShardNodes(s)
+			}
+		}
+	}
+	return b
+}
+
 // integrityRows are the rows of what no run may break (the same as
 // check's invariants): every loaded id where the graph places it, every
 // bidirectional edge with its inverse (and every inverse with its edge),

@@ -247,9 +247,9 @@ func (silent) Printf(context.Context, string, ...any) {}
 // entries of w.Invalid and logs w.Logged in one pipeline: the shared
 // commit log keeps per key a Redis list of its last tier.LogWrites writes,
 // "start,end" in Unix ns.
-func (t *cache) Commit(ctx context.Context, w *tier.Changeset) error {
+func (t *cache) Commit(ctx context.Context, w *tier.Changeset) (dropped int64, err error) {
 	p := t.c.Pipeline()
-	t.queueThrough(ctx, p, w.NS, w.Changes, w.Span.End)
+	th := t.queueThrough(ctx, p, w.NS, w.Changes, w.Span.End)
 	if len(w.Invalid) > 0 {
 		names := make([]string, 0, len(w.Invalid))
 		for _, k := range w.Invalid {
@@ -265,8 +265,28 @@ func (t *cache) Commit(ctx context.Context, w *tier.Changeset) error {
 		p.LTrim(ctx, n, 0, tier.LogWrites-1)
 		p.PExpire(ctx, n, t.expire)
 	}
-	_, err := p.Exec(ctx)
-	return err
+	if _, err = p.Exec(ctx); err != nil {
+		return 0, err
+	}
+	if th != nil {
+		dropped, _ = th.Int64()
+	}
+	return dropped, nil
+}
+
+// List tells whether Redis holds list k's hash at all, and its size
+// entry ("n") when it holds one, in one round trip.
+func (t *cache) List(ctx context.Context, ns string, k tier.Key) (held bool, size tier.Entry, ok bool) {
+	name, field := redisKey(ns, k)
+	p := t.c.Pipeline()
+	exists := p.Exists(ctx, name)
+	n := p.HGet(ctx, name, field)
+	p.Exec(ctx) // a failed lookup holds nothing
+	if exists.Val() == 0 {
+		return false, tier.Entry{}, false
+	}
+	e, err := decodeEntry(n.Val())
+	return true, e, err == nil
 }
 
 // Writes reads the shared log of keys in one pipeline.
@@ -419,6 +439,7 @@ end
 local function del(name, f)
   if f == '' then redis.call('DEL', name) else redis.call('HDEL', name, f) end
 end
+local dropped = 0
 for i, name in ipairs(KEYS) do
   local f, act, delta = ARGV[2 + 3 * i], ARGV[3 + 3 * i], tonumber(ARGV[4 + 3 * i])
   if act == 'iupsert' or act == 'idelete' then
@@ -437,7 +458,7 @@ for i, name in ipairs(KEYS) do
       set(name, 'n', o .. ',' .. nfd .. ',' .. nver .. ',' .. (tonumber(rows) + d) .. ',' .. later(b, e))
     end
     if not fd then
-      redis.call('DEL', name)
+      dropped = dropped + redis.call('DEL', name)
     else
       for _, h in ipairs(redis.call('HKEYS', name)) do
         if string.sub(h, 1, 2) == 't:' then redis.call('HDEL', name, h) end
@@ -481,13 +502,14 @@ for i, name in ipairs(KEYS) do
     end
   end
 end
-return 0
+return dropped
 `)
 
-// queueThrough adds the changes' script to pipeline p.
-func (t *cache) queueThrough(ctx context.Context, p redis.Pipeliner, ns string, ch []tier.Change, end int64) {
+// queueThrough adds the changes' script to pipeline p; its command
+// returns how many lists' hashes it deleted (nil: no change).
+func (t *cache) queueThrough(ctx context.Context, p redis.Pipeliner, ns string, ch []tier.Change, end int64) *redis.Cmd {
 	if len(ch) == 0 {
-		return
+		return nil
 	}
 	keys := make([]string, 0, len(ch))
 	args := make([]any, 0, 4+3*len(ch))
@@ -497,5 +519,5 @@ func (t *cache) queueThrough(ctx context.Context, p redis.Pipeliner, ns string, 
 		keys = append(keys, name)
 		args = append(args, field, c.Act, c.Delta)
 	}
-	throughScript.Eval(ctx, p, keys, args...)
+	return throughScript.Eval(ctx, p, keys, args...)
 }
