@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -19,6 +20,8 @@ import (
 // pgx's part and taobench's own, for a CPU profile and -benchmem:
 //
 //	go test -run XXX -bench ClientPostgres -benchmem -cpuprofile cpu.out ./run/
+//
+// bench/instructions.sh (CASES=client) counts its instructions.
 func BenchmarkClientPostgres(b *testing.B) {
 	ctx := context.Background()
 	url := testenv.FreshPostgres(b, testenv.PostgresURL(b))
@@ -42,9 +45,15 @@ func BenchmarkClientPostgres(b *testing.B) {
 	}
 	ts.BeginExperiment(n.cfg.Graph.Seed(), 1, n.b.measure, n.b.end)
 	// Requests carry a context with a deadline, as a run's do (Do's
-	// execCtx): pgx watches it per query.
+	// execCtx): pgx watches it per query. TAOBENCH_BENCH_NOWATCH=1 gives
+	// them one without, which pgx does not watch: the difference is what
+	// pgx's per-query watch costs (docs/performance.md, "What pgx's public
+	// API cannot do").
 	execCtx, cancel := context.WithDeadline(ctx, n.b.end)
 	defer cancel()
+	if os.Getenv("TAOBENCH_BENCH_NOWATCH") != "" {
+		execCtx = ctx
+	}
 	step := func() {
 		if more, _ := n.c.step(ctx, execCtx, &n.cfg, n.b); !more {
 			b.Fatal("the client stopped")
