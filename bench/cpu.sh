@@ -54,7 +54,11 @@
 # Environment: PG (default postgres://postgres@127.0.0.1:5432), MY (default
 # mysql://root@127.0.0.1:3306; empty skips it, as PG= skips PostgreSQL),
 # EDGES (200000), DURATION (20s), ROUNDS (3), THREADS (16), SLAP_QUERIES
-# (queries per mysqlslap round, 320000), TAOBENCH, COMPARE.
+# (queries per mysqlslap round, 320000), TAOBENCH, COMPARE, QUIET_LOAD
+# (1.5) and QUIET_WAIT (300): before each round the script waits until the
+# 1-minute load average is under QUIET_LOAD, for at most QUIET_WAIT
+# seconds, and prints the load at the round's start (and when the cap was
+# hit instead).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -68,6 +72,7 @@ COMPARE=${COMPARE:-}
 SLAP_QUERIES=${SLAP_QUERIES:-320000}
 [[ -x /usr/bin/time ]] || die "needs GNU time at /usr/bin/time (apt-get install time)"
 [[ -z "$COMPARE" || -x "$COMPARE" ]] || die "COMPARE=$COMPARE is not an executable file"
+check_quiet
 
 WORK=$(mktemp -d /tmp/taobench-cpu.XXXXXX)
 DB=tbbench_cpu_$$
@@ -273,6 +278,7 @@ bench() {
 		pgbench -i -q -s 10 "$url" >"$WORK/pgbench-init.out" 2>&1 || die "pgbench -i failed: $(tail -3 "$WORK/pgbench-init.out")"
 	fi
 	for r in $(seq "$ROUNDS"); do
+		wait_quiet "  round $r"
 		read -r a au as ops < <(run_one "$TB" "$url")
 		TBV+=("$a $au $as")
 		tops=$ops

@@ -13,16 +13,25 @@
 # when the collector happens to run does not move the count (allocation
 # itself is counted; the collection it would cause later is not), and
 # GODEBUG=asyncpreemptoff=1 because callgrind fails on the runtime's
-# preemption signals. What still moves the total by 10-30% between runs is
+# preemption signals, and GODEBUG=cpu.rdtscp=off because valgrind 3.19
+# does not know RDTSCP, which the runtime's clock uses on CPUs that have it
+# (AMD Zen: "unhandled instruction bytes: 0xF 0x1 0xF9", then SIGILL).
+# What still moves the total by 10-30% between runs is
 # the scheduler: how long an idle client spins looking for work before it
 # sleeps in the network poller. So the figure compared is the total less
 # what runtime.schedule spent, inclusive (callgrind_annotate): the
 # client's own path, the same within about 2% from run to run; the total
 # is printed beside it. The kernel's work (the system calls, most of a
 # request's CPU) is not counted: this is what the client's own code costs.
+# CASES=client runs run's BenchmarkClientPostgres instead: one closed-loop
+# client of workload o behind the staleness checker with a run's context,
+# everything a request costs the client in user space (the generator, the
+# recorders, the checker, the store, pgx), the set-up (a fresh database,
+# the load, 2,000 requests to warm up) again cancelling out.
 # With COMPARE_REV=<git revision> the same benchmark built from that
 # revision (in a temporary worktree) runs too, interleaved, and the medians'
-# ratio is printed.
+# ratio is printed, then the rounds' ratios' geometric mean with its 95%
+# interval (ratio_ci; taobench is built for it, or TAOBENCH).
 #
 # Usage: bench/instructions.sh
 # Environment: TAOBENCH_POSTGRES_URL (the tests' default:
@@ -54,13 +63,24 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
+# The package the cases' benchmarks are in, and a case's -test.bench.
+PKG=./store/sqlstore/
+[[ " $CASES " == *" client "* ]] && PKG=./run/
+for c in $CASES; do
+	[[ $c == client || $PKG == ./store/sqlstore/ ]] ||
+		{ echo "instructions.sh: CASES=$CASES: give client alone or BenchmarkPostgresRequest's cases" >&2; exit 2; }
+done
+bench_name() {
+	if [[ $1 == client ]]; then echo 'ClientPostgres$'; else echo "PostgresRequest/$1\$"; fi
+}
+
 builds=(this)
-(cd "$ROOT" && go test -c -o "$WORK/this.test" ./store/sqlstore/) || die "go test -c ./store/sqlstore/ failed"
+(cd "$ROOT" && go test -c -o "$WORK/this.test" "$PKG") || die "go test -c $PKG failed"
 if [[ -n "$COMPARE_REV" ]]; then
 	git -C "$ROOT" rev-parse --verify --quiet "$COMPARE_REV^{commit}" >/dev/null ||
 		{ echo "instructions.sh: COMPARE_REV=$COMPARE_REV is not a commit of $ROOT" >&2; exit 2; }
 	git -C "$ROOT" worktree add --detach -q "$WORK/compare" "$COMPARE_REV"
-	(cd "$WORK/compare" && go test -c -o "$WORK/compare.test" ./store/sqlstore/) || die "go test -c at $COMPARE_REV failed"
+	(cd "$WORK/compare" && go test -c -o "$WORK/compare.test" "$PKG") || die "go test -c $PKG at $COMPARE_REV failed"
 	builds+=(compare)
 fi
 
@@ -69,8 +89,8 @@ fi
 count() {
 	local b=$1 c=$2 n=$3 out
 	out=$WORK/$b.$c.$n.out
-	GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1 valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" \
-		"$WORK/$b.test" -test.run XXX -test.bench "PostgresRequest/$c\$" -test.benchtime "${n}x" >"$out" 2>&1 ||
+	GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" \
+		"$WORK/$b.test" -test.run XXX -test.bench "$(bench_name "$c")" -test.benchtime "${n}x" >"$out" 2>&1 ||
 		{ cat "$out" >&2; die "the benchmark failed under valgrind (build $b, case $c, $n requests)"; }
 	local total sched
 	total=$(awk '/Collected :/ {print $NF; found = 1} END {if (!found) exit 1}' "$out") || die "no instruction count in $out"
@@ -106,3 +126,11 @@ for c in $CASES; do
 	[[ -n "$COMPARE_REV" ]] && line+="; this/compare $(calc '%.2f' "${m[this]} / ${m[compare]}")"
 	echo "$line"
 done
+if [[ -n "$COMPARE_REV" ]]; then
+	build_taobench
+	echo "this/compare over the $ROUNDS rounds, geometric mean with its 95% interval:"
+	for c in $CASES; do
+		# shellcheck disable=SC2086
+		ratio_ci "$c instructions per request" "${raw[this.$c]% }" "${raw[compare.$c]% }"
+	done
+fi

@@ -41,10 +41,15 @@
 # $TAOBENCH_SHARED, else in ../shared beside this checkout); WORKLOADS
 # ("o a"); CLIENTS_LIST ("8 32"); EDGES (200000); LOAD_THREADS (8); ROUNDS
 # (3); WARMUP (3); DURATION (20); PG (postgres://postgres@127.0.0.1:5432);
-# TAOBENCH; KEEP_WORK (keep the outputs and print the sample times).
+# TAOBENCH; KEEP_WORK (keep the outputs and print the sample times);
+# QUIET_LOAD (1.5) and QUIET_WAIT (300): before each round the script waits
+# until the 1-minute load average is under QUIET_LOAD, for at most
+# QUIET_WAIT seconds, and prints the load at the round's start (and when
+# the cap was hit instead).
 # Time: about WORKLOADS x CLIENTS_LIST x ROUNDS x 2 x (WARMUP + DURATION +
 # 13 s of load and start-up): 15 min with the defaults, once the original's
-# sleeps are cut.
+# sleeps are cut, and about 2 min per round more waiting for the load to
+# fall.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 need psql awk
@@ -83,6 +88,7 @@ done
 for c in $CLIENTS_LIST; do
 	[[ "$c" =~ ^[0-9]+$ && "$c" -gt 0 ]] || { echo "original.sh: CLIENTS_LIST has '$c': give whole numbers of clients" >&2; exit 2; }
 done
+check_quiet
 [[ -r /proc/self/io ]] || die "needs /proc/PID/io and /proc/PID/stat (Linux)"
 case $PG in postgres://* | postgresql://*) ;; *) echo "original.sh: PG=$PG: give a postgres:// URL without a database (postgres://user@host:port)" >&2; exit 2 ;; esac
 # Built last, once every setting is known good: build-original.sh checks
@@ -234,6 +240,7 @@ echo
 declare -A V
 tools=(original taobench)
 for r in $(seq "$ROUNDS"); do
+	wait_quiet "round $r"
 	for wl in $WORKLOADS; do
 		for c in $CLIENTS_LIST; do
 			for tool in "${tools[@]}"; do

@@ -193,6 +193,16 @@ func (q *myUnion) count(context.Context, stmt, ...any) (int, error) {
 	return q.rows[i], nil
 }
 
+// firstInts and countInts are first and count for DB.op's reads, which
+// come unboxed (intQuerier).
+func (q *myUnion) firstInts(ctx context.Context, s stmt, _ intArgs) (int64, bool, error) {
+	return q.first(ctx, s)
+}
+
+func (q *myUnion) countInts(ctx context.Context, s stmt, _ intArgs) (int, error) {
+	return q.count(ctx, s)
+}
+
 func (q *myUnion) exec(context.Context, stmt, ...any) (int64, error) { return 0, errNotText }
 func (q *myUnion) execSQL(context.Context, string, ...any) (int64, error) {
 	return 0, errNotText

@@ -77,14 +77,14 @@ type fastRead interface {
 // oneRead is a single read: it counts the rows and, when first is set,
 // decodes the first row's first column as an integer.
 type oneRead struct {
-	args  []any
+	args  intArgs
 	first bool
 	n     int
 	v     int64
 }
 
 func (r *oneRead) encode(f *pgFastConn, sd *pgconn.StatementDescription) bool {
-	return f.encode(sd.ParamOIDs, r.args)
+	return f.encode(sd.ParamOIDs, r.args.ints())
 }
 
 func (r *oneRead) row(cols []pgconn.FieldDescription, values [][]byte) error {
@@ -123,9 +123,16 @@ type pgPool struct {
 // integer. handled is false when the fast path does not apply: nothing
 // was sent, and the caller runs the statement through pgx.
 func (p *pgPool) fast(ctx context.Context, s stmt, sql string, args []any, first bool) (n int, v int64, handled bool, err error) {
-	if !fastArgs(args) {
+	a, ok := toInts(args)
+	if !ok {
 		return 0, 0, false, nil
 	}
+	return p.fastInts(ctx, s, sql, a, first)
+}
+
+// fastInts is fast with its integer arguments unboxed, as DB.op passes
+// them.
+func (p *pgPool) fastInts(ctx context.Context, s stmt, sql string, args intArgs, first bool) (n int, v int64, handled bool, err error) {
 	var r *oneRead
 	handled, err = p.fastRun(ctx, int(s), sql, func(f *pgFastConn) fastRead {
 		r = &f.one
@@ -215,14 +222,19 @@ func stalePrepared(err error) bool {
 	return pe.Code == "26000" || (pe.Code == "0A000" && pe.Message == "cached plan must not change result type")
 }
 
-// fastArgs reports whether the fast path encodes every argument's type.
-func fastArgs(args []any) bool {
-	for _, a := range args {
-		if _, ok := intArg(a); !ok {
-			return false
+// toInts returns args as intArgs; false when one is of a type the fast
+// path does not encode or there are more than intArgs holds.
+func toInts(args []any) (a intArgs, ok bool) {
+	if len(args) > len(a.v) {
+		return a, false
+	}
+	for i, x := range args {
+		if a.v[i], ok = intArg(x); !ok {
+			return a, false
 		}
 	}
-	return true
+	a.n = len(args)
+	return a, true
 }
 
 // intArg is an argument the fast path encodes, as an int64.
@@ -252,16 +264,12 @@ func intWidth(oid uint32) int {
 
 // encode writes args as the binary integers oids ask for; false if a
 // parameter is of another type or a value outside its range.
-func (f *pgFastConn) encode(oids []uint32, args []any) bool {
+func (f *pgFastConn) encode(oids []uint32, args []int64) bool {
 	if len(oids) != len(args) {
 		return false
 	}
 	f.begin()
-	for i, a := range args {
-		x, ok := intArg(a)
-		if !ok {
-			return false
-		}
+	for i, x := range args {
 		switch intWidth(oids[i]) {
 		case 8:
 			f.buf = binary.BigEndian.AppendUint64(f.buf, uint64(x))

@@ -185,26 +185,31 @@ func (q *pgReads) reset() {
 	q.n = 0
 }
 
-func (q *pgReads) first(_ context.Context, s stmt, args ...any) (int64, bool, error) {
+func (q *pgReads) first(ctx context.Context, s stmt, args ...any) (int64, bool, error) {
+	a, ok := toInts(args)
+	if !ok {
+		return 0, false, errNotText
+	}
+	return q.firstInts(ctx, s, a)
+}
+
+// firstInts collects a point read (intQuerier: DB.op's reads come here
+// unboxed).
+func (q *pgReads) firstInts(_ context.Context, s stmt, a intArgs) (int64, bool, error) {
 	switch {
-	case s == sObjGet && len(args) == 1:
-		if id, ok := args[0].(int64); ok {
-			q.objID, q.objI = append(q.objID, id), append(q.objI, int32(q.n))
-			q.n++
-			return 0, false, nil
-		}
-	case s == sEdgeGet && len(args) == 3:
-		id1, ok1 := args[0].(int64)
-		t, ok2 := args[1].(int64)
-		id2, ok3 := args[2].(int64)
-		if ok1 && ok2 && ok3 {
-			q.id1, q.typ, q.id2, q.edgeI = append(q.id1, id1), append(q.typ, t), append(q.id2, id2), append(q.edgeI, int32(q.n))
-			q.n++
-			return 0, false, nil
-		}
+	case s == sObjGet && a.n == 1:
+		q.objID, q.objI = append(q.objID, a.v[0]), append(q.objI, int32(q.n))
+		q.n++
+		return 0, false, nil
+	case s == sEdgeGet && a.n == 3:
+		q.id1, q.typ, q.id2, q.edgeI = append(q.id1, a.v[0]), append(q.typ, a.v[1]), append(q.id2, a.v[2]), append(q.edgeI, int32(q.n))
+		q.n++
+		return 0, false, nil
 	}
 	return 0, false, errNotText
 }
+
+func (q *pgReads) countInts(context.Context, stmt, intArgs) (int, error) { return 0, errNotText }
 
 func (q *pgReads) count(context.Context, stmt, ...any) (int, error)       { return 0, errNotText }
 func (q *pgReads) exec(context.Context, stmt, ...any) (int64, error)      { return 0, errNotText }

@@ -446,6 +446,24 @@ func rawInt(fd []pgconn.FieldDescription, raw [][]byte) (v int64, ok bool) {
 	return 0, false
 }
 
+func (q *pgQ) firstInts(ctx context.Context, s stmt, a intArgs) (int64, bool, error) {
+	if p, ok := q.r.(*pgPool); ok {
+		if n, v, handled, err := p.fastInts(ctx, s, q.d.stmts[s], a, true); handled {
+			return v, n > 0, err
+		}
+	}
+	return q.first(ctx, s, a.boxed()...)
+}
+
+func (q *pgQ) countInts(ctx context.Context, s stmt, a intArgs) (int, error) {
+	if p, ok := q.r.(*pgPool); ok {
+		if n, _, handled, err := p.fastInts(ctx, s, q.d.stmts[s], a, false); handled {
+			return n, err
+		}
+	}
+	return q.count(ctx, s, a.boxed()...)
+}
+
 func (q *pgQ) count(ctx context.Context, s stmt, args ...any) (int, error) {
 	if p, ok := q.r.(*pgPool); ok {
 		if n, _, handled, err := p.fast(ctx, s, q.d.stmts[s], args, false); handled {

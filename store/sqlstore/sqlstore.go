@@ -56,6 +56,57 @@ type querier interface {
 	query(ctx context.Context, sql string, args []any, row func(scan func(dest ...any) error) error) error
 }
 
+// intQuerier is a querier that runs the single reads DB.op makes, whose
+// arguments are all integers, without boxing them: querier's variadic
+// []any costs an allocation for the slice and one for each argument
+// above 255, two to four per read (docs/performance.md, "taobench's own
+// code per request").
+type intQuerier interface {
+	firstInts(ctx context.Context, s stmt, args intArgs) (int64, bool, error)
+	countInts(ctx context.Context, s stmt, args intArgs) (int, error)
+}
+
+// intArgs are up to five integer arguments, by value.
+type intArgs struct {
+	n int
+	v [5]int64
+}
+
+// ints returns the arguments.
+func (a *intArgs) ints() []int64 { return a.v[:a.n] }
+
+// boxed returns the arguments as a querier takes them.
+func (a *intArgs) boxed() []any {
+	b := make([]any, a.n)
+	for i, x := range a.ints() {
+		b[i] = x
+	}
+	return b
+}
+
+// args returns intArgs of v (at most five).
+func args(v ...int64) intArgs {
+	a := intArgs{n: len(v)}
+	copy(a.v[:], v)
+	return a
+}
+
+// firstOf is q.first, unboxed where q runs it so.
+func firstOf(ctx context.Context, q querier, s stmt, a intArgs) (int64, bool, error) {
+	if iq, ok := q.(intQuerier); ok {
+		return iq.firstInts(ctx, s, a)
+	}
+	return q.first(ctx, s, a.boxed()...)
+}
+
+// countOf is q.count, unboxed where q runs it so.
+func countOf(ctx context.Context, q querier, s stmt, a intArgs) (int, error) {
+	if iq, ok := q.(intQuerier); ok {
+		return iq.countInts(ctx, s, a)
+	}
+	return q.count(ctx, s, a.boxed()...)
+}
+
 // txn is a querier inside a transaction.
 type txn interface {
 	querier
@@ -517,21 +568,21 @@ func (db *DB) op(ctx context.Context, q querier, op *tao.Op, r *tao.OpResult) (t
 	t := int64(op.Type)
 	switch op.Kind {
 	case tao.ObjRead:
-		v, ok, err := q.first(ctx, sObjGet, op.ID1)
+		v, ok, err := firstOf(ctx, q, sObjGet, args(op.ID1))
 		return point(r, v, ok, err)
 	case tao.EdgePointRead:
-		v, ok, err := q.first(ctx, sEdgeGet, op.ID1, t, op.ID2)
+		v, ok, err := firstOf(ctx, q, sEdgeGet, args(op.ID1, t, op.ID2))
 		return point(r, v, ok, err)
 	case tao.EdgeRangeRead:
-		n, err := q.count(ctx, sEdgeRange, op.ID1, t, limit(op.Limit), max(op.Offset, 0))
+		n, err := countOf(ctx, q, sEdgeRange, args(op.ID1, t, int64(limit(op.Limit)), int64(max(op.Offset, 0))))
 		r.Rows = n
 		return tao.OK, err
 	case tao.EdgeCountRead:
-		n, _, err := q.first(ctx, sEdgeCount, op.ID1, t)
+		n, _, err := firstOf(ctx, q, sEdgeCount, args(op.ID1, t))
 		r.Rows = int(n)
 		return tao.OK, err
 	case tao.EdgeTimeRead:
-		n, err := q.count(ctx, sEdgeTime, op.ID1, t, op.Low, op.High, limit(op.Limit))
+		n, err := countOf(ctx, q, sEdgeTime, args(op.ID1, t, op.Low, op.High, int64(limit(op.Limit))))
 		r.Rows = n
 		return tao.OK, err
 	case tao.ObjAdd:
