@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taobench/taobench/bulkload"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 )
@@ -59,21 +58,5 @@ func TestWorkloadsNotes(t *testing.T) {
 	}
 	if _, _, err := session.Workloads([]string{"no-such-workload"}, false); !errors.As(err, new(*session.InputError)) {
 		t.Errorf("an unknown workload: %v, want an InputError", err)
-	}
-}
-
-// TestTextSinkProgress: off a terminal, load progress is a plain line,
-// the last one at 100%.
-func TestTextSinkProgress(t *testing.T) {
-	t.Parallel()
-	var b strings.Builder
-	s := &session.TextSink{W: &b}
-	s.LoadProgress(bulkload.Progress{Nodes: 5, TotalNodes: 10, Rows: 50, Elapsed: time.Second})
-	s.LoadProgress(bulkload.Progress{Nodes: 10, TotalNodes: 10, Rows: 100, Elapsed: 2 * time.Second, Done: true})
-	s.LoadEnded()
-	s.Note("done")
-	want := "load:  50% 50 rows 50 rows/s, 1s left\nload: 100% 100 rows 50 rows/s, 0s left\ndone\n"
-	if b.String() != want {
-		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }
