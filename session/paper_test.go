@@ -16,7 +16,7 @@ func ladder(threads int) session.Ladder {
 	return session.Ladder{
 		Experiment: run.Experiment{Threads: threads, Duration: 400 * time.Millisecond},
 		Config:     run.Config{Seed: 9, Retries: 3, Timeout: time.Second, Drain: time.Second},
-		Edges:      2000,
+		Graph:      session.GraphSpec{Edges: 2000},
 	}
 }
 
@@ -80,7 +80,7 @@ func TestCompareRows(t *testing.T) {
 	t.Parallel()
 	s := open(t, "null", session.Options{})
 	w := builtin(t, "o")
-	g, _, err := s.Graph(context.Background(), session.GraphSpec{Workload: w, Edges: 500})
+	g, _, err := s.Graph(context.Background(), w, session.GraphSpec{Edges: 500})
 	if err != nil {
 		t.Fatal(err)
 	}

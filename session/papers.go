@@ -37,7 +37,7 @@ func (p *Paper) WriteTo(out *outfile.Results) error {
 	}
 	js, err := p.JSON()
 	if err != nil {
-		return fmt.Errorf("--out %s: %w", out.Given, err)
+		return fmt.Errorf("%s: %w", out.Given, err)
 	}
 	return out.WriteMeasured(func(w io.Writer) error { _, err := w.Write(js); return err }, p.Done, true)
 }

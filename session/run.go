@@ -127,7 +127,7 @@ func NewSeed() uint64 {
 func ReadExperiments(path string, rate float64) ([]run.Experiment, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, badInput("run: --experiments: %v", err)
+		return nil, badInputErr(err)
 	}
 	defer f.Close()
 	exps, err := run.ParseExperiments(f, path)
@@ -147,7 +147,7 @@ func ReadExperiments(path string, rate float64) ([]run.Experiment, error) {
 func InjectionNote(w *workload.Workload) (string, error) {
 	fields := LatencyFields(w)
 	if len(fields) == 0 {
-		return "", badInput("run: --inject-latency: workload %s gives none of read_operation_latency, write_operation_latency, write_txn_latency; add them (docs/target-load.md) or drop the flag", w.Name)
+		return "", badInput("run: run.Config.InjectLatency: workload %s gives none of read_operation_latency, write_operation_latency, write_txn_latency; add them (docs/target-load.md) or drop run.Config.InjectLatency", w.Name)
 	}
 	msg := fmt.Sprintf("injecting client-side latency from workload %s's %s (read transactions use read_operation_latency)", w.Name, strings.Join(fields, ", "))
 	if w.LatencyBuckets {
@@ -160,16 +160,15 @@ func InjectionNote(w *workload.Workload) (string, error) {
 	return msg, nil
 }
 
-// Prepare finds or loads the graph of spec (Graph) for the workload of
-// cfg, notes which graph and which requests the run will have, and
-// returns cfg with the graph set and the run's metadata.
+// Prepare finds or loads the graph (Graph) for the workload of cfg,
+// sized by spec, notes which graph and which requests the run will have,
+// and returns cfg with the graph set and the run's metadata.
 func (s *Session) Prepare(ctx context.Context, spec GraphSpec, cfg run.Config) (run.Config, *result.Run, error) {
-	spec.Workload = cfg.Workload
-	g, loaded, err := s.Graph(ctx, spec)
+	g, loaded, err := s.Graph(ctx, cfg.Workload, spec)
 	if err != nil {
 		return cfg, nil, err
 	}
-	s.sink.Note(fmt.Sprintf("graph: workload %s's, %d edges; requests: workload %s, seed %d (give --seed %d to repeat them)",
+	s.sink.Note(fmt.Sprintf("graph: workload %s's, %d edges; requests: workload %s, seed %d (give run.Config.Seed %d to repeat them)",
 		loaded.Name, g.Edges(), cfg.Workload.Name, cfg.Seed, cfg.Seed))
 	cfg.Graph = g
 	info := s.RunInfo(Meta{Workloads: []*workload.Workload{cfg.Workload}, GraphOf: loaded.Name, Graph: g, Seed: cfg.Seed,

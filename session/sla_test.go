@@ -15,7 +15,7 @@ func prober(t *testing.T, url string, rec *recorder, threads int, d time.Duratio
 	t.Helper()
 	s := open(t, url, session.Options{Sink: rec})
 	w := builtin(t, "o")
-	g, _, err := s.Graph(context.Background(), session.GraphSpec{Workload: w, Edges: 500})
+	g, _, err := s.Graph(context.Background(), w, session.GraphSpec{Edges: 500})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -117,7 +117,7 @@ func (f *expFlags) parse(e *env, args []string) error {
 // create a new SQLite file.
 func (f *expFlags) paper(ctx context.Context, e *env, first *workload.Workload, do func(*session.Session, session.Ladder) (*session.Paper, error)) error {
 	n := "experiment " + f.name
-	if err := (session.GraphSpec{Workload: first, Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven}).Check(); err != nil {
+	if err := f.gr.of().Check(first); err != nil {
 		return err
 	}
 	e.sizeProcs(0, f.rs.threads)
@@ -134,7 +134,7 @@ func (f *expFlags) paper(ctx context.Context, e *env, first *workload.Workload, 
 		Experiment: f.rs.experiment(f.ol.rate),
 		Config: run.Config{Seed: f.rs.seed, Retries: f.rs.retries, Timeout: f.timeout, Drain: f.rs.drain,
 			Status: store.RedactWriter{W: e.stderr, Args: f.args}, Arrival: f.ol.arrival},
-		Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven, LoadThreads: f.gr.loadThreads, Tiers: f.ts,
+		Graph: f.gr.of(), Tiers: f.ts,
 	}, first, do)
 	if rerr := writeRepeats(e, &f.rep, p); rerr != nil {
 		return rerr

@@ -24,7 +24,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		rs   runSpec
 		ol   openLoopSpec
 		outs outSpec
-		dist session.SplitSpec
+		dist splitSpec
 		ts   session.TierSpec
 		rp   repeatSpec
 		proc = runDefaults{threads: 8, warmup: 2 * time.Second, duration: 10 * time.Second, drain: 10 * time.Second, procs: true,
@@ -57,10 +57,10 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if *expFile != "" {
 		var err error
 		if exps, err = session.ReadExperiments(*expFile, ol.rate); err != nil {
-			return err
+			return fmt.Errorf("run: --experiments: %w", err)
 		}
 	}
-	split, seed, err := dist.Resolve("run", gr.workload, rs.seed, rs.seedGiven, exps, time.Now())
+	split, seed, err := dist.resolve("run", gr.workload, rs.seed, rs.seedGiven, exps, time.Now())
 	if err != nil {
 		return err
 	}
@@ -148,7 +148,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if alone {
 		db.URL = ts.Replicas[0]
 	}
-	if err := gr.of(w).Check(); err != nil {
+	if err := gr.of().Check(w); err != nil {
 		return err
 	}
 	s, err := openSession(ctx, e, &db, outs.metricsAddr, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, ReadOnly: alone, Tiers: ts})
@@ -157,7 +157,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	}
 	defer closeSession(e, s)
 
-	cfg, info, err := s.Prepare(ctx, gr.of(w), run.Config{Workload: w, Seed: seed, Retries: rs.retries, Drain: rs.drain,
+	cfg, info, err := s.Prepare(ctx, gr.of(), run.Config{Workload: w, Seed: seed, Retries: rs.retries, Drain: rs.drain,
 		Arrival: ol.arrival, InjectLatency: *inject, Status: store.RedactWriter{W: e.stderr, Args: args}})
 	if err != nil {
 		return err

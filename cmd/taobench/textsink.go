@@ -28,8 +28,8 @@ type textSink struct {
 	bar *progress
 }
 
-// Note writes msg as a line.
-func (t *textSink) Note(msg string) { fmt.Fprintln(t.W, msg) }
+// Note writes msg as a line, in the command line's words (flagWords).
+func (t *textSink) Note(msg string) { fmt.Fprintln(t.W, flagWords(msg)) }
 
 // LoadProgress draws the load's progress.
 func (t *textSink) LoadProgress(p bulkload.Progress) {
