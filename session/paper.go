@@ -70,8 +70,8 @@ func (s *Session) RunLadder(ctx context.Context, l Ladder, steps []Step) (*resul
 	return info, done, err
 }
 
-// Labels are the labels of the first n steps.
-func Labels(steps []Step, n int) []string {
+// stepLabels are the labels of the first n steps.
+func stepLabels(steps []Step, n int) []string {
 	s := make([]string, n)
 	for i := range s {
 		s[i] = steps[i].Label
@@ -330,12 +330,12 @@ func diffPct(base, v float64) float64 {
 
 // --- JSON --------------------------------------------------------------------
 
-// PaperJSON is a paper experiment's JSON document: run's (result.WriteJSON:
+// paperJSON is a paper experiment's JSON document: run's (result.WriteJSON:
 // "run" and "experiments", one per step) with three more keys:
 // "experiment" (its name), "steps" (each experiment's label) and "table"
 // (the printed rows). Values that are not numbers (a % difference from 0)
 // are written as null.
-func PaperJSON(name string, info *result.Run, done []*result.Experiment, steps []string, table any) ([]byte, error) {
+func paperJSON(name string, info *result.Run, done []*result.Experiment, steps []string, table any) ([]byte, error) {
 	var b bytes.Buffer
 	if err := result.WriteJSON(&b, info, done); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -139,7 +140,7 @@ func (f *expFlags) paper(ctx context.Context, e *env, first *workload.Workload, 
 	if rerr := writeRepeats(e, &f.rep, p); rerr != nil {
 		return rerr
 	}
-	if werr := p.WriteTo(f.outF); werr != nil {
+	if werr := writePaper(f.outF, p); werr != nil {
 		return werr
 	}
 	if f.outF != nil && f.outF.Stream() == nil && p != nil && p.Info != nil {
@@ -234,4 +235,18 @@ func compare(ctx context.Context, e *env, f *expFlags, name string, wls []string
 	return f.paper(ctx, e, ws[0], func(s *session.Session, l session.Ladder) (*session.Paper, error) {
 		return s.Compare(ctx, l, name, ws)
 	})
+}
+
+// writePaper writes the experiment's document to out (--out), once a step
+// measured a request (outfile.Results.WriteMeasured); a nil out or an
+// experiment that never started writes nothing.
+func writePaper(out *outfile.Results, p *session.Paper) error {
+	if out == nil || p == nil || p.Info == nil {
+		return nil
+	}
+	js, err := p.JSON()
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", out.Given, err)
+	}
+	return out.WriteMeasured(func(w io.Writer) error { _, err := w.Write(js); return err }, p.Done, true)
 }

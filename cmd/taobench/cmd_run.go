@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/taobench/taobench/internal/flagx"
@@ -56,8 +57,8 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	exps := []run.Experiment{rs.experiment(ol.rate)}
 	if *expFile != "" {
 		var err error
-		if exps, err = session.ReadExperiments(*expFile, ol.rate); err != nil {
-			return fmt.Errorf("run: --experiments: %w", err)
+		if exps, err = readExperiments(*expFile, ol.rate); err != nil {
+			return err
 		}
 	}
 	split, seed, err := dist.resolve("run", gr.workload, rs.seed, rs.seedGiven, exps, time.Now())
@@ -211,4 +212,25 @@ func runLabels(exps []run.Experiment, a run.Arrival) []string {
 		out[i] = fmt.Sprintf("experiment %d: %d threads%s", i+1, x.Threads, rateNote(x.Rate, a))
 	}
 	return out
+}
+
+// readExperiments reads --experiments, a file of experiments
+// (run.ParseExperiments), giving rate to each line without one; its
+// errors are bad input naming the file and line.
+func readExperiments(path string, rate float64) ([]run.Experiment, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, badInput("run: --experiments: %v", err)
+	}
+	defer f.Close()
+	exps, err := run.ParseExperiments(f, path)
+	if err != nil {
+		return nil, badInputErr(err)
+	}
+	for i := range exps {
+		if exps[i].Rate == 0 {
+			exps[i].Rate = rate
+		}
+	}
+	return exps, nil
 }
