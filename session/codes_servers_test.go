@@ -38,7 +38,7 @@ func TestErrorCodesAtServers(t *testing.T) {
 			// Writes only, so that 16 clients meet on the rows of a small
 			// graph often enough for conflicts to be sure.
 			w.Requests = workload.Dist[tao.Class]{Values: []tao.Class{tao.Write, tao.WriteTxn}, Weights: []float64{1, 1}}
-			g, _, err := s.Graph(ctx, session.GraphSpec{Workload: &w, Edges: 200})
+			g, _, err := s.Graph(ctx, &w, session.GraphSpec{Edges: 200})
 			if err != nil {
 				t.Fatal(err)
 			}

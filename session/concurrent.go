@@ -321,7 +321,7 @@ func minTime(a, b time.Time) time.Time {
 }
 
 // agreeStart returns the session's split with the start its drivers
-// share: with a relative --start-at and a run id on a database that
+// share: with a relative Split.Start and a run id on a database that
 // records runs, the instant the first driver of the run id to arrive
 // recorded there (docs/distributed.md); otherwise the split as given.
 func (s *Session) agreeStart(ctx context.Context, exps []run.Experiment) (Split, error) {
@@ -332,7 +332,7 @@ func (s *Session) agreeStart(ctx context.Context, exps []run.Experiment) (Split,
 	rr, ok := s.recorder()
 	if !ok {
 		if sp.driver().Many() {
-			s.sink.Note(fmt.Sprintf("%s: %s records no runs, so each driver counts --start-at +DURATION from its own start; give an RFC 3339 instant to line up the drivers", sp.who(), s.url))
+			s.sink.Note(fmt.Sprintf("%s: %s records no runs, so each driver counts a relative Options.Split.Start from its own start; give an absolute instant to line up the drivers", sp.who(), s.url))
 		}
 		return sp, nil
 	}
@@ -351,7 +351,7 @@ func (s *Session) agreeStart(ctx context.Context, exps []run.Experiment) (Split,
 	case at.Equal(sp.Start) && sp.driver().Many():
 		s.sink.Note(fmt.Sprintf("%s: shared start of run %s recorded in the database: %s, for its other drivers", sp.who(), sp.RunID, at.UTC().Format(time.RFC3339Nano)))
 	case !at.Equal(sp.Start):
-		s.sink.Note(fmt.Sprintf("%s: shared start of run %s: %s, as its first driver recorded it in the database (this driver's --start-at alone gave %s)",
+		s.sink.Note(fmt.Sprintf("%s: shared start of run %s: %s, as its first driver recorded it in the database (this driver's Options.Split.Start alone gave %s)",
 			sp.who(), sp.RunID, at.UTC().Format(time.RFC3339Nano), sp.Start.UTC().Format(time.RFC3339Nano)))
 	}
 	sp.Start = at

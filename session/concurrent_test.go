@@ -253,11 +253,17 @@ func relativeDriver(url, dir string, i, n int, id, startAt string, exps []run.Ex
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	spec := session.SplitSpec{Driver: fmt.Sprintf("%d/%d", i, n), RunID: id, StartAt: startAt}
-	split, seed, err := spec.Resolve("run", "a", 0, false, exps, time.Now())
+	// As the command resolves --driver, --run-id and --start-at: drivers
+	// given no seed derive it from the run id.
+	d, err := fleet.Parse("driver", fmt.Sprintf("%d/%d", i, n))
 	if err != nil {
 		return "", time.Time{}, err
 	}
+	start, relative, err := fleet.ParseStart("start", startAt, time.Now())
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	split, seed := session.Split{Driver: d, RunID: id, Start: start, Relative: relative}, fleet.Seed("run-id "+id)
 	s, err := session.Open(context.Background(), url, session.Options{Name: "run", Sink: &recorder{}, Split: split})
 	if err != nil {
 		return "", time.Time{}, err

@@ -61,11 +61,11 @@ func (s *Session) openMore(ctx context.Context, ws []int) error {
 		}
 		s.eps = append(s.eps, run.Endpoint{Name: store.Redact(url), Store: st, Weight: ws[i+1]})
 		if _, ok := st.(store.Database); !ok {
-			return badInput("%s: endpoint %d (%s) keeps no data: every --db of a run must be a server of the same database", o.Name, i+2, store.Redact(url))
+			return badInput("%s: endpoint %d (%s) keeps no data: every endpoint (Open's URL, Options.More) must be a server of the same database", o.Name, i+2, store.Redact(url))
 		}
 	}
 	if _, ok := s.st.(store.Database); !ok {
-		return badInput("%s: %s keeps no data: every --db of a run must be a server of the same database", o.Name, s.url)
+		return badInput("%s: %s keeps no data: every endpoint (Open's URL, Options.More) must be a server of the same database", o.Name, s.url)
 	}
 	names := make([]string, len(s.eps))
 	for i, e := range s.eps {
@@ -105,7 +105,7 @@ func (s *Session) sameGraphEverywhere(ctx context.Context) error {
 		for {
 			got, err := meta(i)
 			if err != nil {
-				return badInput("%s: reading the graph record of endpoint %d (%s): %v; every --db of a run must be a server of the same database (a node of the same cluster)", s.opts.Name, i+1, s.eps[i].Name, err)
+				return badInput("%s: reading the graph record of endpoint %d (%s): %v; every endpoint (Open's URL, Options.More) must be a server of the same database (a node of the same cluster)", s.opts.Name, i+1, s.eps[i].Name, err)
 			}
 			diff := metaDiff(want, got)
 			if diff == "" {
@@ -114,7 +114,7 @@ func (s *Session) sameGraphEverywhere(ctx context.Context) error {
 			// Only a record not there yet, or not yet complete, may be late.
 			late := len(got) == 0 || got[graph.MetaState] != want[graph.MetaState]
 			if !late || time.Now().After(deadline) || ctx.Err() != nil {
-				return badInput("%s: endpoint %d (%s) holds another graph record than endpoint 1 (%s): %s; every --db of a run must be a server of the same database (a node of the same cluster)",
+				return badInput("%s: endpoint %d (%s) holds another graph record than endpoint 1 (%s): %s; every endpoint (Open's URL, Options.More) must be a server of the same database (a node of the same cluster)",
 					s.opts.Name, i+1, s.eps[i].Name, s.eps[0].Name, diff)
 			}
 			time.Sleep(100 * time.Millisecond)

@@ -21,13 +21,13 @@ func TestEndpointsSameGraph(t *testing.T) {
 	a, b := sqlite(t), sqlite(t)
 	for i, u := range []string{a, b} {
 		s := open(t, u, session.Options{})
-		if _, _, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: 500 + int64(i)*100}); err != nil {
+		if _, _, err := s.Graph(ctx, w, session.GraphSpec{Edges: 500 + int64(i)*100}); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()
 	}
 	s := open(t, a, session.Options{Clients: 3, More: []string{a}, Weights: []int{2, 1}})
-	g, _, err := s.Graph(ctx, session.GraphSpec{Workload: w})
+	g, _, err := s.Graph(ctx, w, session.GraphSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestEndpointsSameGraph(t *testing.T) {
 	}
 
 	other := open(t, a, session.Options{More: []string{b}})
-	_, _, err = other.Graph(ctx, session.GraphSpec{Workload: w})
+	_, _, err = other.Graph(ctx, w, session.GraphSpec{})
 	var in *session.InputError
 	if !errors.As(err, &in) || !strings.Contains(err.Error(), "holds another graph record") {
 		t.Errorf("endpoints of two databases: %v; want an input error saying endpoint 2 holds another graph", err)

@@ -38,7 +38,7 @@ func Example() {
 		return
 	}
 	// The database holds no graph yet: Graph loads one of 2,000 edges.
-	g, graphOf, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: 2000})
+	g, graphOf, err := s.Graph(ctx, w, session.GraphSpec{Edges: 2000})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -52,7 +52,8 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("workload %s on %s's graph (seed %d): %d experiment, %d clients, requests made: %v\n",
-		info.Workload, info.GraphWorkload, info.GraphSeed, len(done), done[0].Threads, done[0].Sum().Requests() > 0)
-	// Output: workload o on o's graph (seed 1): 1 experiment, 2 clients, requests made: true
+	f := done[0].Figures() // throughput, latency as durations, outcomes
+	fmt.Printf("workload %s on %s's graph (seed %d): %d experiment, %d clients, requests made: %v, p50 <= p99: %v\n",
+		info.Workload, info.GraphWorkload, info.GraphSeed, len(done), done[0].Threads, f.Requests > 0 && f.Throughput > 0, f.Latency.P50 <= f.Latency.P99)
+	// Output: workload o on o's graph (seed 1): 1 experiment, 2 clients, requests made: true, p50 <= p99: true
 }

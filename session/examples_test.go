@@ -29,7 +29,7 @@ func ExampleProber_Sweep() {
 		fmt.Println(err)
 		return
 	}
-	cfg, _, err := s.Prepare(ctx, session.GraphSpec{Workload: w, Edges: 2000}, run.Config{Workload: w, Seed: 7, Drain: time.Second})
+	cfg, _, err := s.Prepare(ctx, session.GraphSpec{Edges: 2000}, run.Config{Workload: w, Seed: 7, Drain: time.Second})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -41,13 +41,13 @@ func ExampleProber_Sweep() {
 		return
 	}
 	for _, x := range p.Done() {
-		r := session.RowOf(x)
-		fmt.Printf("target %.0f req/s: requests made: %v\n", r.Target, x.Sum().Requests() > 0)
+		f := x.Figures() // throughput, latency as durations, outcomes
+		fmt.Printf("target %.0f req/s: requests made: %v, p99 measured: %v\n", x.OpenLoop.Rate, f.Requests > 0, f.Latency.P99 > 0)
 	}
 	fmt.Println("steps:", end.Steps)
 	// Output:
-	// target 500 req/s: requests made: true
-	// target 1000 req/s: requests made: true
+	// target 500 req/s: requests made: true, p99 measured: true
+	// target 1000 req/s: requests made: true, p99 measured: true
 	// steps: 2
 }
 
@@ -75,12 +75,12 @@ func ExampleMerge() {
 			fmt.Println(err)
 			return
 		}
-		cfg, info, err := s.Prepare(ctx, session.GraphSpec{Workload: w, Edges: 2000}, run.Config{Workload: w, Seed: 3, Drain: time.Second})
+		cfg, info, err := s.Prepare(ctx, session.GraphSpec{Edges: 2000}, run.Config{Workload: w, Seed: 3, Drain: time.Second})
 		if err == nil {
 			var done []*result.Experiment
 			done, err = s.Run(ctx, session.Plan{Config: cfg, Experiments: []run.Experiment{{Threads: 4, Duration: 200 * time.Millisecond}}})
 			if err == nil {
-				requests += done[0].Sum().Requests()
+				requests += done[0].Figures().Requests
 				name := filepath.Join(dir, fmt.Sprintf("driver%d.json", i))
 				var f *os.File
 				if f, err = os.Create(name); err == nil {
@@ -102,6 +102,6 @@ func ExampleMerge() {
 		return
 	}
 	x := m.Experiments[0]
-	fmt.Printf("%d drivers, %d clients, requests add up: %v\n", x.Procs(), x.Threads, x.Sum().Requests() == requests)
+	fmt.Printf("%d drivers, %d clients, requests add up: %v\n", x.Procs(), x.Threads, x.Figures().Requests == requests)
 	// Output: 2 drivers, 4 clients, requests add up: true
 }

@@ -34,7 +34,7 @@ func TestGalera(t *testing.T) {
 	// Writes only on a small graph: two nodes' writers meet often.
 	w.Requests = workload.Dist[tao.Class]{Values: []tao.Class{tao.Write, tao.WriteTxn}, Weights: []float64{1, 1}}
 	loader := open(t, urls[0], session.Options{Clients: 4})
-	if _, _, err := loader.Graph(ctx, session.GraphSpec{Workload: &w, Edges: 300}); err != nil {
+	if _, _, err := loader.Graph(ctx, &w, session.GraphSpec{Edges: 300}); err != nil {
 		t.Fatal(err)
 	}
 	loader.Close()
@@ -44,7 +44,7 @@ func TestGalera(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range done {
 			s := open(t, urls[i], session.Options{Clients: 8})
-			g, _, err := s.Graph(ctx, session.GraphSpec{Workload: &w})
+			g, _, err := s.Graph(ctx, &w, session.GraphSpec{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,7 +176,7 @@ func galeraKilled(t *testing.T, nodes *testenv.Nodes, w *workload.Workload) {
 func runEndpoints(t *testing.T, s *session.Session, w *workload.Workload, d time.Duration, during func()) *result.Experiment {
 	t.Helper()
 	ctx := context.Background()
-	g, _, err := s.Graph(ctx, session.GraphSpec{Workload: w})
+	g, _, err := s.Graph(ctx, w, session.GraphSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,12 +16,11 @@ import (
 // GraphSeed is the seed of a graph loaded because a database held none.
 const GraphSeed = 1
 
-// GraphSpec says which graph a run needs.
+// GraphSpec sizes the graph a run needs; the run's workload (Graph's w,
+// Prepare's run.Config.Workload) says which: a database with no graph gets
+// its graph of Edges edges (so does a store that keeps no data), and the
+// graph found must suit it.
 type GraphSpec struct {
-	// Workload is the run's: a database with no graph gets its graph of
-	// Edges edges (so does a store that keeps no data), and the graph found
-	// must suit it.
-	Workload *workload.Workload
 	// Also are more workloads the graph must suit (a ladder's steps).
 	Also []*workload.Workload
 	// Edges sizes the graph to load; with EdgesGiven, a graph found must
@@ -32,29 +31,29 @@ type GraphSpec struct {
 	LoadThreads int
 }
 
-// Check refuses, before the database is opened, a graph spec the command
-// would refuse only after opening it (a new SQLite file would be left
-// behind): --edges given that spec.Workload's graph cannot be sized to.
-// Without --edges the database's graph may be used whatever the default
+// Check refuses, before the database is opened, a graph spec Graph would
+// refuse only after opening it (a new SQLite file would be left behind):
+// Edges given (EdgesGiven) that workload w's graph cannot be sized to.
+// Without EdgesGiven the database's graph may be used whatever Edges
 // would give, so nothing is checked.
-func (spec GraphSpec) Check() error {
-	if !spec.EdgesGiven || spec.Workload == nil {
+func (spec GraphSpec) Check(w *workload.Workload) error {
+	if !spec.EdgesGiven || w == nil {
 		return nil
 	}
-	if _, err := graph.New(spec.Workload, GraphSeed, spec.Edges); err != nil {
+	if _, err := graph.New(w, GraphSeed, spec.Edges); err != nil {
 		return badInputErr(err)
 	}
 	return nil
 }
 
 // Graph returns the graph the session's database holds and the workload it
-// was loaded with, loading spec.Workload's graph first when it
-// holds none. A database holds one graph, loaded once; a run takes its
-// request mix from its own workload. A store that keeps no data (null) gets
-// spec.Workload's graph, computed. Drivers of a split run (Options.Split)
-// never load: each would load all of it.
-func (s *Session) Graph(ctx context.Context, spec GraphSpec) (*graph.Graph, *workload.Workload, error) {
-	w, n := spec.Workload, s.opts.Name
+// was loaded with, loading workload w's graph, sized by spec, first when
+// it holds none. A database holds one graph, loaded once; a run takes its
+// request mix from its own workload, w, which the graph must suit. A store
+// that keeps no data (null) gets w's graph, computed. Drivers of a split
+// run (Options.Split) never load: each would load all of it.
+func (s *Session) Graph(ctx context.Context, w *workload.Workload, spec GraphSpec) (*graph.Graph, *workload.Workload, error) {
+	n := s.opts.Name
 	db, ok := s.Database()
 	if !ok {
 		g, err := graph.New(w, GraphSeed, spec.Edges)
@@ -74,10 +73,10 @@ func (s *Session) Graph(ctx context.Context, spec GraphSpec) (*graph.Graph, *wor
 	case errors.Is(err, store.ErrForeignSchema):
 		return nil, nil, setupErr(n, err)
 	case s.opts.ReadOnly && err != nil:
-		return nil, nil, badInput("%s: replica %s: %v: load the graph on the primary (taobench load --db PRIMARY) and let the replica replay it", n, s.url, err)
+		return nil, nil, badInput("%s: replica %s: %v: load the graph on the primary (Session.Load) and let the replica replay it", n, s.url, err)
 	case errors.Is(err, bulkload.ErrNoGraph):
 		if d := s.opts.Split.Driver; d.Many() {
-			return nil, nil, badInput("%s: --driver %s: %s holds no graph, and drivers do not load one (each would load all of it): load it first, once (taobench load) or in parts (taobench load --driver I/N), then start the drivers", n, d, s.url)
+			return nil, nil, badInput("%s: Options.Split.Driver %s: %s holds no graph, and drivers do not load one (each would load all of it): load it first (Session.Load), once or in parts (LoadSpec.Part I/N), then start the drivers", n, d, s.url)
 		}
 		if g, err = graph.New(w, GraphSeed, spec.Edges); err != nil {
 			return nil, nil, badInputErr(err)
@@ -91,7 +90,7 @@ func (s *Session) Graph(ctx context.Context, spec GraphSpec) (*graph.Graph, *wor
 	default:
 		graphOf = loaded
 		if spec.EdgesGiven && spec.Edges != g.Edges() {
-			return nil, nil, badInput("%s: %s holds workload %s's graph of %d edges, not %d: drop --edges, or load another with taobench load --drop --edges %d", n, s.url, loaded.Name, g.Edges(), spec.Edges, spec.Edges)
+			return nil, nil, badInput("%s: %s holds workload %s's graph of %d edges, not %d: drop GraphSpec.Edges, or load another of that size (Session.Load with LoadSpec.Drop)", n, s.url, loaded.Name, g.Edges(), spec.Edges)
 		}
 	}
 	for _, x := range append([]*workload.Workload{w}, spec.Also...) {
@@ -171,7 +170,7 @@ func (spec LoadSpec) Check(n string) error {
 // graph is the graph spec loads, or why it cannot be loaded.
 func (spec LoadSpec) graph(n string) (*graph.Graph, error) {
 	if spec.Part.Many() && spec.Drop {
-		return nil, badInput("%s: --drop with --driver %s would drop the rows the other loaders are writing: drop the old graph once first (a fresh database, or DROP TABLE objects, edges, taobench_meta, taobench_counter), then start every loader without --drop", n, spec.Part)
+		return nil, badInput("%s: LoadSpec.Drop with LoadSpec.Part %s would drop the rows the other loaders are writing: drop the old graph once first (a fresh database, or DROP TABLE objects, edges, taobench_meta, taobench_counter), then start every loader without LoadSpec.Drop", n, spec.Part)
 	}
 	g, err := graph.New(spec.Workload, spec.Seed, spec.Edges)
 	if err != nil {
@@ -205,10 +204,10 @@ func (s *Session) Load(ctx context.Context, spec LoadSpec) error {
 	}
 	if len(meta) > 0 {
 		if err := g.CheckMeta(meta); err != nil {
-			return badInput("%s: %s already holds a different graph: %v (add --drop to replace it)", n, s.url, err)
+			return badInput("%s: %s already holds a different graph: %v (add LoadSpec.Drop to replace it)", n, s.url, err)
 		}
 		if meta[graph.MetaState] != graph.StateLoading {
-			s.sink.Note(fmt.Sprintf("%s already holds this graph (%d edges, seed %d, workload %s); nothing to do (add --drop to load it afresh)", s.url, spec.Edges, spec.Seed, spec.Workload.Name))
+			s.sink.Note(fmt.Sprintf("%s already holds this graph (%d edges, seed %d, workload %s); nothing to do (add LoadSpec.Drop to load it afresh)", s.url, spec.Edges, spec.Seed, spec.Workload.Name))
 			return nil
 		}
 		if !spec.Part.Many() {

@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"text/tabwriter"
 	"time"
 
-	"github.com/taobench/taobench/bulkload"
-	"github.com/taobench/taobench/chisquare"
 	"github.com/taobench/taobench/gencheck"
-	"github.com/taobench/taobench/textreport"
 
 	"github.com/taobench/taobench/fidelity"
 	"github.com/taobench/taobench/fidelity/expect"
@@ -40,25 +35,6 @@ type Validation struct {
 	RunsBefore         int64
 }
 
-// Write prints the rows and what they were measured on, and returns an
-// error when a row failed, saying how to check a fresh load when runs
-// since the load can explain it.
-func (v *Validation) Write(w io.Writer, name string) error {
-	if err := textreport.WriteFidelity(w, v.Rows); err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "workload %s on workload %s's graph, %d requests in %.0f s; a share passes within %d standard errors of its target plus the row's model error (%.3f targeted, %.3f graph expectation), a mean within %.0f%%, a distribution when p >= %g; range reads against the lists they draw counted in the database before and after the run\n",
-		v.Workload, v.GraphOf, v.Result.Summary.Requests(), v.Result.Measured.Seconds(), fidelity.Sigmas, fidelity.ModelTargeted, fidelity.ModelGraph, 100*fidelity.MeanTolerance, chisquare.Alpha)
-	if failed := fidelity.Failed(v.Rows); len(failed) > 0 {
-		hint := ""
-		if v.RunsBefore > 0 {
-			hint = fmt.Sprintf("; the database has had %d run(s) since its load, whose writes move what it holds away from the graph the rows expect: validate a fresh load (taobench load --drop) to check the load itself", v.RunsBefore)
-		}
-		return fmt.Errorf("%s: %d figure(s) differ from their targets on %s%s", name, len(failed), v.Database, hint)
-	}
-	return nil
-}
-
 // Validate checks the database against a workload (cfg.Workload): what it
 // holds (the graph's inventory, loading the graph first when it holds
 // none) and what a short run x finds there (the fidelity rows). The run
@@ -70,9 +46,8 @@ func (s *Session) Validate(ctx context.Context, spec GraphSpec, cfg run.Config, 
 		return nil, err
 	}
 	w := cfg.Workload
-	spec.Workload = w
 	before, _ := s.Runs(ctx) // runs since the load change what it holds
-	g, loaded, err := s.Graph(ctx, spec)
+	g, loaded, err := s.Graph(ctx, w, spec)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +139,7 @@ func (s *Session) Recorded(ctx context.Context) (map[string]string, error) {
 		return nil, setupErr(s.opts.Name, err)
 	}
 	if err != nil || len(meta) == 0 {
-		return nil, badInput("%s: %s holds no taobench graph: load one with taobench load --db URL", s.opts.Name, s.url)
+		return nil, badInput("%s: %s holds no taobench graph: load one (Session.Load)", s.opts.Name, s.url)
 	}
 	return meta, nil
 }
@@ -183,55 +158,13 @@ func (s *Session) Check(ctx context.Context, meta map[string]string) ([]store.Vi
 	return append(vs, completeness(ctx, db, meta)...), nil
 }
 
-// WriteCheck prints the violations vs Check found in the database whose
-// graph's record is meta, and returns an error when there are any.
-func (s *Session) WriteCheck(w io.Writer, meta map[string]string, vs []store.Violation) error {
-	if len(vs) == 0 {
-		fmt.Fprintf(w, "%s: every invariant holds (the load of %s is complete with every index; bidirectional edges have their inverses; edges point at objects that exist; edges are timestamped within the load's time range or after it; unique types have at most one edge per (id1, type); loaded ids sit where the graph places them)\n",
-			s.url, bulkload.Describe(meta))
-		return nil
-	}
-	half := false
-	for _, v := range vs {
-		fmt.Fprintf(w, "VIOLATION %s: %d row(s), e.g. %s\n", v.Invariant, v.Count, v.Example)
-		half = half || v.Invariant == "bidirectional edge has its inverse" || v.Invariant == "inverse edge has its forward edge"
-	}
-	if half {
-		fmt.Fprintln(w, "note: a run whose workload injects fail_after_primary_commit leaves exactly such rows by design: a cross-shard bidirectional write committed on its primary shard, never on the other (docs/experiments.md)")
-	}
-	return fmt.Errorf("check %s: %d invariant(s) violated", s.url, len(vs))
-}
-
-// WriteInfo prints what the database holds: the graph its load recorded
-// (meta) and the runs since.
-func (s *Session) WriteInfo(ctx context.Context, w io.Writer, meta map[string]string) error {
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "database\t%s\n", s.url)
-	for _, k := range []struct{ key, label string }{
-		{"workload", "graph of workload"}, {"edges", "edges"}, {"nodes", "nodes"}, {"shards", "shards"},
-		{"seed", "graph seed"}, {graph.MetaState, "load state"}, {"load_started", "load started"},
-		{"load_finished", "load finished"}, {"taobench_version", "loaded by taobench"},
-		{"format_version", "graph format"}, {"graph_hash", "graph hash"},
-	} {
-		v := meta[k.key]
-		if v == "" {
-			v = "(unrecorded)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\n", k.label, v)
-	}
-	if runs, ok := s.Runs(ctx); ok {
-		fmt.Fprintf(tw, "run numbers reserved\t%d (one per experiment)\n", runs)
-	}
-	return tw.Flush()
-}
-
 // completeness checks the graph's record against the rows: the load
 // finished, and, before any run could have deleted some, every object the
 // graph has is there.
 func completeness(ctx context.Context, db store.Database, meta map[string]string) []store.Violation {
 	if meta[graph.MetaState] == graph.StateLoading {
 		return []store.Violation{{Invariant: "the load is complete", Count: 1,
-			Example: fmt.Sprintf("state loading since %s: resume it with taobench load --workload %s --edges %s --seed %s, or start over with --drop",
+			Example: fmt.Sprintf("state loading since %s: resume it with Session.Load LoadSpec.Workload %s LoadSpec.Edges %s LoadSpec.Seed %s, or start over with LoadSpec.Drop",
 				meta["load_started"], meta["workload"], meta["edges"], meta["seed"])}}
 	}
 	g, _, err := graph.FromMeta(meta)
@@ -297,22 +230,15 @@ func (s *Session) Runs(ctx context.Context) (n int64, ok bool) {
 }
 
 // CheckGenerator checks offline, with no database, that the generator
-// draws workload w's distributions (gencheck: requests requests on its
-// graph of edges edges, seed seed), printing the table to out; an error
-// when one differs.
-func CheckGenerator(out io.Writer, w *workload.Workload, edges int64, requests int, seed uint64) error {
+// draws workload w's distributions: requests requests on its graph of
+// edges edges, seed seed. Each row is one distribution tested, Holm
+// corrected (gencheck); a graph that cannot be sized so is an InputError.
+func CheckGenerator(w *workload.Workload, edges int64, requests int, seed uint64) ([]gencheck.Row, error) {
 	g, err := graph.New(w, seed, edges)
 	if err != nil {
-		return badInputErr(err)
+		return nil, badInputErr(err)
 	}
-	rows := gencheck.Run(w, g, requests, seed)
-	failed := gencheck.WriteTable(out, rows)
-	fmt.Fprintf(out, "%d requests of workload %s; %d distributions tested: a distribution passes when its Holm-adjusted p >= %g (Holm–Bonferroni: p-values, smallest first, held to the levels shown until one passes), so a correct workload fails with chance at most %g in all (docs/workloads.md)\n",
-		requests, w.Name, gencheck.Tested(rows), chisquare.Alpha, chisquare.Alpha)
-	if failed > 0 {
-		return fmt.Errorf("validate: %d distribution(s) differ from the workload's weights", failed)
-	}
-	return nil
+	return gencheck.Run(w, g, requests, seed), nil
 }
 
 // OpenRecorded opens a database that exists (Options.MustExist) and reads

@@ -46,12 +46,12 @@ func (l Limits) Check(exps []*result.Experiment) error {
 		}
 		if lost, _ := s.Lost(); ops > 0 && lost > 0 {
 			if pct := float64(lost) / float64(ops) * 100; pct > l.MaxLostPct {
-				msgs = append(msgs, fmt.Sprintf("experiment %d lost %.2f%% of its requests (%d of %d: errors %d, timeouts %d), more than --max-error-rate %s%%; the results count them (see \"first lost request\" for why), or raise --max-error-rate",
+				msgs = append(msgs, fmt.Sprintf("experiment %d lost %.2f%% of its requests (%d of %d: errors %d, timeouts %d), more than Limits.MaxLostPct %s%%; the results count them (see \"first lost request\" for why), or raise Limits.MaxLostPct",
 					i+1, pct, lost, ops, s.Outcome(tao.Error), s.Outcome(tao.Timeout), fmtPct(l.MaxLostPct)))
 			}
 		}
 		if n, longest, known := x.NoService(); known && time.Duration(longest)*time.Second > l.MaxStall {
-			msgs = append(msgs, fmt.Sprintf("experiment %d had no service for %d s in a row (%d s of its %s s window in all): requests were due and the database answered none, longer than --max-stall %s; raise --max-stall to accept it",
+			msgs = append(msgs, fmt.Sprintf("experiment %d had no service for %d s in a row (%d s of its %s s window in all): requests were due and the database answered none, longer than Limits.MaxStall %s; raise Limits.MaxStall to accept it",
 				i+1, longest, n, fmtSeconds(x.Measured), l.MaxStall))
 		}
 		// Each replica on its own: one that was promoted no longer
@@ -61,13 +61,13 @@ func (l Limits) Check(exps []*result.Experiment) error {
 		if c := x.Consistency; c != nil {
 			for _, r := range c.Replicas {
 				if r.Promoted() {
-					msgs = append(msgs, fmt.Sprintf("experiment %d: replica %s left recovery at %s (promoted, or no longer read-only): it no longer replays the primary, so it was read as a replica no more (its row says promoted; its reads before count in db_replica); give --replica a standby of --db",
+					msgs = append(msgs, fmt.Sprintf("experiment %d: replica %s left recovery at %s (promoted, or no longer read-only): it no longer replays the primary, so it was read as a replica no more (its row says promoted; its reads before count in db_replica); give TierSpec.Replicas a standby of the session's database",
 						i+1, r.Name, r.PromotedAt.UTC().Format("15:04:05.000")))
 				}
 				// Whole seconds, as for the database: a replica probed every
 				// second is out a little over one for a single failure.
 				if r.Longest.Truncate(time.Second) > l.MaxStall {
-					msgs = append(msgs, fmt.Sprintf("experiment %d: replica %s stopped answering and was out of rotation for %.1f s in a row (%.1f s in all, %d time(s)), longer than --max-stall %s: %d of its reads failed and went to %s; raise --max-stall to accept it",
+					msgs = append(msgs, fmt.Sprintf("experiment %d: replica %s stopped answering and was out of rotation for %.1f s in a row (%.1f s in all, %d time(s)), longer than Limits.MaxStall %s: %d of its reads failed and went to %s; raise Limits.MaxStall to accept it",
 						i+1, r.Name, r.Longest.Seconds(), r.Outage.Seconds(), r.Outages, l.MaxStall, r.Errors, replicaFallback(c)))
 				}
 			}
@@ -76,7 +76,7 @@ func (l Limits) Check(exps []*result.Experiment) error {
 		// others answered is an outage of its clients.
 		for _, ep := range x.Endpoints {
 			if n, longest, known := ep.Sum().NoService(x.Measured); known && time.Duration(longest)*time.Second > l.MaxStall {
-				msgs = append(msgs, fmt.Sprintf("experiment %d: endpoint %s had no service for %d s in a row (%d s of the %s s window in all): its clients' requests were due and it answered none, longer than --max-stall %s; raise --max-stall to accept it",
+				msgs = append(msgs, fmt.Sprintf("experiment %d: endpoint %s had no service for %d s in a row (%d s of the %s s window in all): its clients' requests were due and it answered none, longer than Limits.MaxStall %s; raise Limits.MaxStall to accept it",
 					i+1, ep.Name, longest, n, fmtSeconds(x.Measured), l.MaxStall))
 			}
 		}

@@ -28,11 +28,9 @@ type Ladder struct {
 	// Config is every step's; its Seed is the run's, Workload and Graph
 	// are set per step.
 	Config run.Config
-	// Edges, EdgesGiven and LoadThreads are the graph's, as in GraphSpec:
-	// an empty database gets the first step's graph.
-	Edges       int64
-	EdgesGiven  bool
-	LoadThreads int
+	// Graph sizes the graph: an empty database gets the first step's,
+	// and it must suit every step's workload (and Graph.Also).
+	Graph GraphSpec
 	// Tiers are the read tiers every step's reads go through (none: the
 	// zero value).
 	Tiers TierSpec
@@ -52,12 +50,14 @@ func (s *Session) RunLadder(ctx context.Context, l Ladder, steps []Step) (*resul
 		plan.Experiments = append(plan.Experiments, l.Experiment)
 	}
 	plan.Steps = steps
-	g, loaded, err := s.Graph(ctx, GraphSpec{Workload: ws[0], Also: ws[1:], Edges: l.Edges, EdgesGiven: l.EdgesGiven, LoadThreads: l.LoadThreads})
+	spec := l.Graph
+	spec.Also = append(ws[1:len(ws):len(ws)], spec.Also...)
+	g, loaded, err := s.Graph(ctx, ws[0], spec)
 	if err != nil {
 		return nil, nil, err
 	}
 	seed := l.Config.Seed
-	s.sink.Note(fmt.Sprintf("graph: workload %s's, %d edges; seed %d (give --seed %d to repeat the requests)", loaded.Name, g.Edges(), seed, seed))
+	s.sink.Note(fmt.Sprintf("graph: workload %s's, %d edges; seed %d (give run.Config.Seed %d to repeat the requests)", loaded.Name, g.Edges(), seed, seed))
 	info := s.RunInfo(Meta{Workloads: ws, GraphOf: loaded.Name, Graph: g, Seed: seed, Retries: l.Config.Retries, InjectLatency: l.Config.InjectLatency})
 	plan.Config.Graph = g
 	front, closeTiers, err := s.Tiers(ctx, l.Tiers, l.Experiment.Threads, info)
@@ -70,8 +70,8 @@ func (s *Session) RunLadder(ctx context.Context, l Ladder, steps []Step) (*resul
 	return info, done, err
 }
 
-// Labels are the labels of the first n steps.
-func Labels(steps []Step, n int) []string {
+// stepLabels are the labels of the first n steps.
+func stepLabels(steps []Step, n int) []string {
 	s := make([]string, n)
 	for i := range s {
 		s[i] = steps[i].Label
@@ -330,12 +330,12 @@ func diffPct(base, v float64) float64 {
 
 // --- JSON --------------------------------------------------------------------
 
-// PaperJSON is a paper experiment's JSON document: run's (result.WriteJSON:
+// paperJSON is a paper experiment's JSON document: run's (result.WriteJSON:
 // "run" and "experiments", one per step) with three more keys:
 // "experiment" (its name), "steps" (each experiment's label) and "table"
 // (the printed rows). Values that are not numbers (a % difference from 0)
 // are written as null.
-func PaperJSON(name string, info *result.Run, done []*result.Experiment, steps []string, table any) ([]byte, error) {
+func paperJSON(name string, info *result.Run, done []*result.Experiment, steps []string, table any) ([]byte, error) {
 	var b bytes.Buffer
 	if err := result.WriteJSON(&b, info, done); err != nil {
 		return nil, err

@@ -16,7 +16,7 @@ func ladder(threads int) session.Ladder {
 	return session.Ladder{
 		Experiment: run.Experiment{Threads: threads, Duration: 400 * time.Millisecond},
 		Config:     run.Config{Seed: 9, Retries: 3, Timeout: time.Second, Drain: time.Second},
-		Edges:      2000,
+		Graph:      session.GraphSpec{Edges: 2000},
 	}
 }
 
@@ -39,7 +39,7 @@ func TestLockHold(t *testing.T) {
 	if strings.Join(rec.started, ",") != "hold 0s,hold 40ms" || !rec.noted("graph: workload t1's") || info.Workload != "t1" {
 		t.Errorf("steps started %q, notes %q, run of %q", rec.started, rec.notes, info.Workload)
 	}
-	js, err := session.PaperJSON("lock-hold", info, done, session.Labels(steps, 2), rows)
+	js, err := (&session.Paper{Name: "lock-hold", Info: info, Done: done, Labels: rec.started, Table: rows}).JSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestCompareRows(t *testing.T) {
 	t.Parallel()
 	s := open(t, "null", session.Options{})
 	w := builtin(t, "o")
-	g, _, err := s.Graph(context.Background(), session.GraphSpec{Workload: w, Edges: 500})
+	g, _, err := s.Graph(context.Background(), w, session.GraphSpec{Edges: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,10 +103,10 @@ func TestCompareRows(t *testing.T) {
 	if len(thr.DiffPct) != 1 || thr.DiffPct[0] != want || timeout.DiffPct[0] == timeout.DiffPct[0] {
 		t.Errorf("throughput %+v (want a diff of %v), timeout %+v (want NaN from 0)", thr, want, timeout)
 	}
-	js, err := session.PaperJSON("compare", &result.Run{}, done, []string{"o", "o"}, rows)
+	js, err := (&session.Paper{Name: "compare", Info: &result.Run{}, Done: done, Labels: []string{"o", "o"}, Table: rows}).JSON()
 	if err != nil || !strings.Contains(string(js), `"diff_pct": [
         null
       ]`) {
-		t.Errorf("PaperJSON: %v; want NaN as null:\n%.300s", err, js)
+		t.Errorf("Paper.JSON: %v; want NaN as null:\n%.300s", err, js)
 	}
 }

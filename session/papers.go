@@ -3,10 +3,8 @@ package session
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
-	"github.com/taobench/taobench/outfile"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/workload"
 )
@@ -23,23 +21,9 @@ type Paper struct {
 	Table  any
 }
 
-// JSON is the experiment's document (PaperJSON).
+// JSON is the experiment's document (paperJSON).
 func (p *Paper) JSON() ([]byte, error) {
-	return PaperJSON(p.Name, p.Info, p.Done, p.Labels, p.Table)
-}
-
-// WriteTo writes the experiment's document to out, once a step measured
-// a request (outfile.Results.WriteMeasured); a nil out or an experiment
-// that never started writes nothing.
-func (p *Paper) WriteTo(out *outfile.Results) error {
-	if out == nil || p == nil || p.Info == nil {
-		return nil
-	}
-	js, err := p.JSON()
-	if err != nil {
-		return fmt.Errorf("--out %s: %w", out.Given, err)
-	}
-	return out.WriteMeasured(func(w io.Writer) error { _, err := w.Write(js); return err }, p.Done, true)
+	return paperJSON(p.Name, p.Info, p.Done, p.Labels, p.Table)
 }
 
 // LockHold runs a step of workload base per lock hold (TAOBench §6.2,
@@ -52,7 +36,7 @@ func (s *Session) LockHold(ctx context.Context, l Ladder, base *workload.Workloa
 	steps := LockHoldSteps(base, holds)
 	info, done, err := s.RunLadder(ctx, l, steps)
 	rows := HoldRows(holds, done)
-	return &Paper{Name: "lock-hold", Info: info, Done: done, Labels: Labels(steps, len(done)), Table: rows}, err
+	return &Paper{Name: "lock-hold", Info: info, Done: done, Labels: stepLabels(steps, len(done)), Table: rows}, err
 }
 
 // PreconditionWait runs workload base with the waits drawn together in
@@ -62,7 +46,7 @@ func (s *Session) PreconditionWait(ctx context.Context, l Ladder, base *workload
 	step, wc := WaitStep(base, label, waits, l.Experiment.Warmup)
 	steps := []Step{step}
 	info, done, err := s.RunLadder(ctx, l, steps)
-	p := &Paper{Name: "precondition-wait", Info: info, Done: done, Labels: Labels(steps, len(done))}
+	p := &Paper{Name: "precondition-wait", Info: info, Done: done, Labels: stepLabels(steps, len(done))}
 	if len(done) > 0 {
 		p.Table = wc.Rows()
 	} else {
@@ -81,7 +65,7 @@ func (s *Session) Compare(ctx context.Context, l Ladder, name string, ws []*work
 		steps[i] = Step{Label: wl.Name, Workload: wl}
 	}
 	info, done, err := s.RunLadder(ctx, l, steps)
-	p := &Paper{Name: name, Info: info, Done: done, Labels: Labels(steps, len(done)), Table: []CompareRow(nil)}
+	p := &Paper{Name: name, Info: info, Done: done, Labels: stepLabels(steps, len(done)), Table: []CompareRow(nil)}
 	if len(done) > 0 {
 		p.Table = CompareRows(done)
 	}

@@ -7,40 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/taobench/taobench/bulkload"
-	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 )
-
-// TestSplitSpecResolve: drivers given no seed derive the same one from
-// what they share; a schedule already over is bad input naming the flag.
-func TestSplitSpecResolve(t *testing.T) {
-	t.Parallel()
-	now := time.Now()
-	exps := []run.Experiment{{Threads: 4, Duration: time.Second}}
-	var seeds []uint64
-	for _, d := range []string{"0/2", "1/2"} {
-		sp, seed, err := session.SplitSpec{Driver: d, RunID: "r1"}.Resolve("run", "o", 99, false, exps, now)
-		if err != nil || sp.RunID != "r1" || sp.Driver.N() != 2 {
-			t.Fatalf("--driver %s --run-id r1: %+v, %v", d, sp, err)
-		}
-		seeds = append(seeds, seed)
-	}
-	if seeds[0] != seeds[1] || seeds[0] == 99 {
-		t.Errorf("drivers of run r1 drew seeds %v: want one shared seed derived from the run id", seeds)
-	}
-	if _, seed, _ := (session.SplitSpec{Driver: "0/2", RunID: "r1"}).Resolve("run", "o", 99, true, exps, now); seed != 99 {
-		t.Errorf("a given seed became %d", seed)
-	}
-	past := now.Add(-time.Hour).UTC().Format(time.RFC3339)
-	_, _, err := session.SplitSpec{StartAt: past}.Resolve("run", "o", 1, true, exps, now)
-	var ie *session.InputError
-	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "run: --start-at "+past+" is in the past") {
-		t.Errorf("--start-at an hour ago: %v", err)
-	}
-}
 
 // TestWorkloadsNotes: a run injecting latency from a workload that gives
 // none is bad input; one that gives some is told what it injects.
@@ -50,7 +19,7 @@ func TestWorkloadsNotes(t *testing.T) {
 	if err := os.WriteFile(file, []byte("operations write:1\nwrite_operation_types obj_add:1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := session.Workloads([]string{file}, true); err == nil || !strings.Contains(err.Error(), "--inject-latency: workload") || !strings.Contains(err.Error(), "gives none") {
+	if _, _, err := session.Workloads([]string{file}, true); err == nil || !strings.Contains(err.Error(), "run.Config.InjectLatency: workload") || !strings.Contains(err.Error(), "gives none") {
 		t.Errorf("a workload without latencies, injected: %v", err)
 	}
 	ws, notes, err := session.Workloads([]string{"o"}, true)
@@ -59,21 +28,5 @@ func TestWorkloadsNotes(t *testing.T) {
 	}
 	if _, _, err := session.Workloads([]string{"no-such-workload"}, false); !errors.As(err, new(*session.InputError)) {
 		t.Errorf("an unknown workload: %v, want an InputError", err)
-	}
-}
-
-// TestTextSinkProgress: off a terminal, load progress is a plain line,
-// the last one at 100%.
-func TestTextSinkProgress(t *testing.T) {
-	t.Parallel()
-	var b strings.Builder
-	s := &session.TextSink{W: &b}
-	s.LoadProgress(bulkload.Progress{Nodes: 5, TotalNodes: 10, Rows: 50, Elapsed: time.Second})
-	s.LoadProgress(bulkload.Progress{Nodes: 10, TotalNodes: 10, Rows: 100, Elapsed: 2 * time.Second, Done: true})
-	s.LoadEnded()
-	s.Note("done")
-	want := "load:  50% 50 rows 50 rows/s, 1s left\nload: 100% 100 rows 50 rows/s, 0s left\ndone\n"
-	if b.String() != want {
-		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }

@@ -99,7 +99,7 @@ func (r Row) Behind(maxP99 time.Duration) string {
 	case r.Achieved < 0.95*r.Scheduled:
 		return fmt.Sprintf("achieved %.0f/s, more than 5%% behind the %.0f/s scheduled", r.Achieved, r.Scheduled)
 	case maxP99 > 0 && r.All.P99 > float64(maxP99.Microseconds()):
-		return fmt.Sprintf("p99 %.1f ms above --max-p99 %v", r.All.P99/1000, maxP99)
+		return fmt.Sprintf("p99 %.1f ms above SweepSpec.MaxP99 %v", r.All.P99/1000, maxP99)
 	}
 	return ""
 }
@@ -114,10 +114,10 @@ type SweepSpec struct {
 }
 
 // Check checks an automatic sweep's figures (not needed with Rates); its
-// error is an InputError naming sweep's flags.
+// error is an InputError naming the fields.
 func (spec SweepSpec) Check() error {
 	if spec.Rates == nil && (!(spec.Start > 0) || run.CheckRate(spec.Start) != nil || !(spec.Factor > 1) || math.IsInf(spec.Factor, 0) || spec.MaxSteps < 1) {
-		return badInput("sweep: --start must be a positive rate, --factor above 1, --max-steps at least 1")
+		return badInput("sweep: SweepSpec.Start must be a positive rate, SweepSpec.Factor above 1, SweepSpec.MaxSteps at least 1")
 	}
 	return nil
 }
@@ -169,13 +169,13 @@ type RateSpec struct {
 }
 
 // Check checks the rating's figures; its error is an InputError naming
-// rate's flags.
+// the fields.
 func (spec RateSpec) Check() error {
 	if len(spec.SLAs) == 0 {
-		return badInput("rate: give at least one --sla, e.g. --sla 'p99<=20ms' --sla 'errors<=0.1%%'")
+		return badInput("rate: RateSpec.SLAs: give at least one SLA, such as p99 <= 20 ms or errors <= 0.1%%")
 	}
 	if !(spec.Start > 0) || run.CheckRate(spec.Start) != nil || !(spec.Factor > 1) || math.IsInf(spec.Factor, 0) || !(spec.Precision > 0) || spec.MaxProbes < 1 {
-		return badInput("rate: --start must be a positive rate, --factor above 1, --precision positive, --max-probes at least 1")
+		return badInput("rate: RateSpec.Start must be a positive rate, RateSpec.Factor above 1, RateSpec.Precision positive, RateSpec.MaxProbes at least 1")
 	}
 	return nil
 }

@@ -23,7 +23,7 @@ func TestValidateRangeDamage(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := builtin(t, "linkbench")
-	spec := session.GraphSpec{Workload: w, Edges: 50_000}
+	spec := session.GraphSpec{Edges: 50_000}
 	validate := func(url string) map[string]result.FidelityRow {
 		s := open(t, url, session.Options{Name: "validate"})
 		defer s.Close()
@@ -48,7 +48,7 @@ func TestValidateRangeDamage(t *testing.T) {
 
 	url := sqlite(t)
 	s := open(t, url, session.Options{Name: "load"})
-	if _, _, err := s.Graph(ctx, spec); err != nil {
+	if _, _, err := s.Graph(ctx, w, spec); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

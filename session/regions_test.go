@@ -45,7 +45,7 @@ func TestGaleraRegions(t *testing.T) {
 	w := *builtin(t, "a")
 	w.Requests = workload.Dist[tao.Class]{Values: []tao.Class{tao.Read, tao.Write}, Weights: []float64{1, 1}}
 	loader := open(t, c.URLs[0], session.Options{Clients: 4})
-	if _, _, err := loader.Graph(ctx, session.GraphSpec{Workload: &w, Edges: 300}); err != nil {
+	if _, _, err := loader.Graph(ctx, &w, session.GraphSpec{Edges: 300}); err != nil {
 		t.Fatal(err)
 	}
 	loader.Close()
@@ -110,7 +110,7 @@ func TestPostgresRegions(t *testing.T) {
 	w := *builtin(t, "a")
 	w.Requests = workload.Dist[tao.Class]{Values: []tao.Class{tao.Read, tao.Write}, Weights: []float64{1, 1}}
 	s := open(t, c.URLs[0], session.Options{Clients: 4})
-	g, _, err := s.Graph(ctx, session.GraphSpec{Workload: &w, Edges: 300})
+	g, _, err := s.Graph(ctx, &w, session.GraphSpec{Edges: 300})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,9 @@ import (
 	"github.com/taobench/taobench/store"
 )
 
-// Roles, checked when a session opens its servers: every --db endpoint
+// Roles, checked when a session opens its servers: every endpoint
 // must take writes (a standby or a read-only server would fail the run's
-// writes one by one, lost), and every --replica must replay the primary's
+// writes one by one, lost), and every replica must replay the primary's
 // database, not be the primary itself nor a server of another database
 // (its reads would be counted as a replica's of this one). A store that
 // cannot tell (store.Identifier: the null store, a fake) is taken as it
@@ -47,15 +47,15 @@ func (s *Session) checkWritable(ctx context.Context) error {
 		if !ok || id.ReadOnly == "" {
 			continue
 		}
-		where := "--db " + e.name
+		where := "Open's URL " + e.name
 		if len(eps) > 1 {
-			where = fmt.Sprintf("--db %s (endpoint %d)", e.name, i+1)
+			where = fmt.Sprintf("Open's URL %s (endpoint %d)", e.name, i+1)
 		}
 		fix := "; or make the session writable (default_transaction_read_only, transaction_read_only or tx_read_only off for the server, the database, the user and in the URL)"
 		if id.Replica {
-			fix = ", and give this one as --replica"
+			fix = ", and give this one as TierSpec.Replicas"
 		}
-		return badInput("%s: %s is read-only: %s, and %s writes (its tables, the graph, write requests): point --db at the primary (read-write) server%s", s.opts.Name, where, id.ReadOnly, s.opts.Name, fix)
+		return badInput("%s: %s is read-only: %s, and %s writes (its tables, the graph, write requests): point Open's URL at the primary (read-write) server%s", s.opts.Name, where, id.ReadOnly, s.opts.Name, fix)
 	}
 	return nil
 }
@@ -86,15 +86,15 @@ func (s *Session) checkRoles(ctx context.Context, t TierSpec, reps []openReplica
 	return nil
 }
 
-// checkReplica refuses, as bad input, a --replica (URL u, store r) that
-// is not a replica of the primary (--db db, identity p; nil before the
-// primary is open, or with no --db, the replicas alone, when first is the
+// checkReplica refuses, as bad input, a replica (URL u, store r) that
+// is not a replica of the primary (URL db, identity p; nil before the
+// primary is open, or with no primary, the replicas alone, when first is the
 // first replica's identity or nil for the first replica itself). name
 // names the command.
 func checkReplica(ctx context.Context, name, db string, p, first *store.Identity, r store.Store, u string) error {
 	id, ok, err := identify(ctx, r)
 	if err != nil {
-		return badInput("%s: --replica %s: %v", name, store.Redact(u), err)
+		return badInput("%s: TierSpec.Replicas %s: %v", name, store.Redact(u), err)
 	}
 	if !ok {
 		return nil
@@ -102,13 +102,13 @@ func checkReplica(ctx context.Context, name, db string, p, first *store.Identity
 	shown := store.Redact(u)
 	switch {
 	case p != nil && id.Server != "" && id.Server == p.Server && id.Database == p.Database:
-		return badInput("%s: --replica %s is the primary itself (the same server as --db %s): give a replica (standby) of it, or drop --replica", name, shown, db)
+		return badInput("%s: TierSpec.Replicas %s is the primary itself (the same server as Open's URL %s): give a replica (standby) of it, or drop it from TierSpec.Replicas", name, shown, db)
 	case !id.Replica:
-		return badInput("%s: --replica %s is not a replica: it replays no other server (a PostgreSQL standby is in recovery; a MySQL or MariaDB replica has a replication source or read_only ON): give a replica (standby) of --db, or give this server as --db", name, shown)
+		return badInput("%s: TierSpec.Replicas %s is not a replica: it replays no other server (a PostgreSQL standby is in recovery; a MySQL or MariaDB replica has a replication source or read_only ON): give a replica (standby) of Open's URL, or give this server as Open's URL", name, shown)
 	case p != nil && id.Database != p.Database:
-		return badInput("%s: --replica %s serves another database than --db %s (%s there, %s on the primary): give a replica (standby) of --db's database", name, shown, db, id.Database, p.Database)
+		return badInput("%s: TierSpec.Replicas %s serves another database than Open's URL %s (%s there, %s on the primary): give a replica (standby) of that database", name, shown, db, id.Database, p.Database)
 	case first != nil && id.Database != first.Database:
-		return badInput("%s: --replica %s serves another database than the first --replica (%s there, %s on the first): every --replica must replay one database", name, shown, id.Database, first.Database)
+		return badInput("%s: TierSpec.Replicas %s serves another database than the first replica (%s there, %s on the first): every replica must replay one database", name, shown, id.Database, first.Database)
 	}
 	return nil
 }

@@ -22,7 +22,7 @@ func loadAt(t *testing.T, url string) {
 	t.Helper()
 	s := open(t, url, session.Options{Name: "load", Clients: 2})
 	defer s.Close()
-	if _, _, err := s.Graph(context.Background(), session.GraphSpec{Workload: builtin(t, "o"), Edges: 500}); err != nil {
+	if _, _, err := s.Graph(context.Background(), builtin(t, "o"), session.GraphSpec{Edges: 500}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -140,18 +140,18 @@ func TestRolesPostgres(t *testing.T) {
 	replayed(t, other, otherS1)
 
 	_, err = session.Open(ctx, s1, session.Options{Name: "run", Clients: 2})
-	refused(t, "a standby as --db", err, "--db "+store.Redact(s1), "hot standby", "point --db at the primary", "--replica")
+	refused(t, "a standby as --db", err, "Open's URL "+store.Redact(s1), "hot standby", "point Open's URL at the primary", "TierSpec.Replicas")
 	_, err = session.Open(ctx, primary, session.Options{Name: "run", Clients: 2, More: []string{s1}})
 	refused(t, "a standby as a second --db", err, store.Redact(s1)+" (endpoint 2)", "hot standby")
 
 	if err := replicas(t, primary, false, s1, s2); err != nil {
 		t.Errorf("the standbys as --replica: %v", err)
 	}
-	refused(t, "the primary as --replica", replicas(t, primary, false, primary), "--replica "+store.Redact(primary), "the primary itself")
+	refused(t, "the primary as --replica", replicas(t, primary, false, primary), "TierSpec.Replicas "+store.Redact(primary), "the primary itself")
 	unrelated := testenv.FreshPostgres(t, testenv.PostgresURL(t))
 	loadAt(t, unrelated)
-	refused(t, "a writable database as --replica", replicas(t, primary, false, unrelated), "--replica "+store.Redact(unrelated), "is not a replica")
-	refused(t, "a standby of another database as --replica", replicas(t, primary, false, otherS1), "--replica "+store.Redact(otherS1), "serves another database")
+	refused(t, "a writable database as --replica", replicas(t, primary, false, unrelated), "TierSpec.Replicas "+store.Redact(unrelated), "is not a replica")
+	refused(t, "a standby of another database as --replica", replicas(t, primary, false, otherS1), "TierSpec.Replicas "+store.Redact(otherS1), "serves another database")
 
 	// The replicas alone: the first must be a replica, the others of its
 	// database.
@@ -159,7 +159,7 @@ func TestRolesPostgres(t *testing.T) {
 		t.Errorf("the standbys alone: %v", err)
 	}
 	refused(t, "the primary as the first of the replicas alone", replicas(t, primary, true, primary, s1), "is not a replica")
-	refused(t, "another database among the replicas alone", replicas(t, s1, true, s1, otherS1), "--replica "+store.Redact(otherS1), "serves another database")
+	refused(t, "another database among the replicas alone", replicas(t, s1, true, s1, otherS1), "TierSpec.Replicas "+store.Redact(otherS1), "serves another database")
 
 	if p, r1, r2, o := scope(t, primary), scope(t, s1), scope(t, s2), scope(t, other); p != r1 || p != r2 || o == p || scope(t, otherS1) != o {
 		t.Errorf("scopes: primary %s, standbys %s %s, other database %s; want the standbys the primary's, the other database its own", p, r1, r2, o)
@@ -178,14 +178,14 @@ func TestRolesMariaDB(t *testing.T) {
 	replayed(t, primary, r2)
 
 	_, err := session.Open(ctx, r1, session.Options{Name: "run", Clients: 2})
-	refused(t, "a replica as --db", err, "--db "+store.Redact(r1), "@@read_only is ON", "point --db at the primary", "--replica")
+	refused(t, "a replica as --db", err, "Open's URL "+store.Redact(r1), "@@read_only is ON", "point Open's URL at the primary", "TierSpec.Replicas")
 	if err := replicas(t, primary, false, r1, r2); err != nil {
 		t.Errorf("the replicas as --replica: %v", err)
 	}
-	refused(t, "the primary as --replica", replicas(t, primary, false, primary), "--replica "+store.Redact(primary), "the primary itself")
+	refused(t, "the primary as --replica", replicas(t, primary, false, primary), "TierSpec.Replicas "+store.Redact(primary), "the primary itself")
 	unrelated := testenv.FreshMySQL(t, testenv.MySQLURL(t))
 	loadAt(t, unrelated)
-	refused(t, "a writable database as --replica", replicas(t, primary, false, unrelated), "--replica "+store.Redact(unrelated), "is not a replica")
+	refused(t, "a writable database as --replica", replicas(t, primary, false, unrelated), "TierSpec.Replicas "+store.Redact(unrelated), "is not a replica")
 	if err := replicas(t, r1, true, r1, r2); err != nil {
 		t.Errorf("the replicas alone: %v", err)
 	}

@@ -5,7 +5,6 @@ import (
 	cryptorand "crypto/rand"
 	"encoding/binary"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -87,8 +86,8 @@ func appendNew(list []string, add ...string) []string {
 	return list
 }
 
-// LatencyFields names the injected-latency fields w gives, in field order.
-func LatencyFields(w *workload.Workload) []string {
+// latencyFields names the injected-latency fields w gives, in field order.
+func latencyFields(w *workload.Workload) []string {
 	var names []string
 	for _, f := range []struct {
 		name string
@@ -106,7 +105,7 @@ func LatencyFields(w *workload.Workload) []string {
 func NotApplied(w *workload.Workload, inject bool) []string {
 	var names []string
 	if !inject {
-		names = LatencyFields(w)
+		names = latencyFields(w)
 	}
 	return append(names, w.NotApplied...)
 }
@@ -121,33 +120,12 @@ func NewSeed() uint64 {
 	return binary.LittleEndian.Uint64(b[:]) >> 12
 }
 
-// ReadExperiments reads a file of experiments (run.ParseExperiments),
-// giving rate to each line without one; errors are InputErrors naming
-// the file and line.
-func ReadExperiments(path string, rate float64) ([]run.Experiment, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, badInput("run: --experiments: %v", err)
-	}
-	defer f.Close()
-	exps, err := run.ParseExperiments(f, path)
-	if err != nil {
-		return nil, badInputErr(err)
-	}
-	for i := range exps {
-		if exps[i].Rate == 0 {
-			exps[i].Rate = rate
-		}
-	}
-	return exps, nil
-}
-
-// InjectionNote says what a run that injects latency injects from w; an
+// injectionNote says what a run that injects latency injects from w; an
 // InputError when w gives no delays.
-func InjectionNote(w *workload.Workload) (string, error) {
-	fields := LatencyFields(w)
+func injectionNote(w *workload.Workload) (string, error) {
+	fields := latencyFields(w)
 	if len(fields) == 0 {
-		return "", badInput("run: --inject-latency: workload %s gives none of read_operation_latency, write_operation_latency, write_txn_latency; add them (docs/target-load.md) or drop the flag", w.Name)
+		return "", badInput("run: run.Config.InjectLatency: workload %s gives none of read_operation_latency, write_operation_latency, write_txn_latency; add them (docs/target-load.md) or drop run.Config.InjectLatency", w.Name)
 	}
 	msg := fmt.Sprintf("injecting client-side latency from workload %s's %s (read transactions use read_operation_latency)", w.Name, strings.Join(fields, ", "))
 	if w.LatencyBuckets {
@@ -160,16 +138,15 @@ func InjectionNote(w *workload.Workload) (string, error) {
 	return msg, nil
 }
 
-// Prepare finds or loads the graph of spec (Graph) for the workload of
-// cfg, notes which graph and which requests the run will have, and
-// returns cfg with the graph set and the run's metadata.
+// Prepare finds or loads the graph (Graph) for the workload of cfg,
+// sized by spec, notes which graph and which requests the run will have,
+// and returns cfg with the graph set and the run's metadata.
 func (s *Session) Prepare(ctx context.Context, spec GraphSpec, cfg run.Config) (run.Config, *result.Run, error) {
-	spec.Workload = cfg.Workload
-	g, loaded, err := s.Graph(ctx, spec)
+	g, loaded, err := s.Graph(ctx, cfg.Workload, spec)
 	if err != nil {
 		return cfg, nil, err
 	}
-	s.sink.Note(fmt.Sprintf("graph: workload %s's, %d edges; requests: workload %s, seed %d (give --seed %d to repeat them)",
+	s.sink.Note(fmt.Sprintf("graph: workload %s's, %d edges; requests: workload %s, seed %d (give run.Config.Seed %d to repeat them)",
 		loaded.Name, g.Edges(), cfg.Workload.Name, cfg.Seed, cfg.Seed))
 	cfg.Graph = g
 	info := s.RunInfo(Meta{Workloads: []*workload.Workload{cfg.Workload}, GraphOf: loaded.Name, Graph: g, Seed: cfg.Seed,
@@ -301,7 +278,7 @@ func (s *Session) Experiment(ctx context.Context, cfg run.Config, k int, x run.E
 // Workloads resolves built-in names or workload files (workload.Resolve);
 // a failure is an InputError. Its notes say which fields of the first
 // workload that has any a run that injects latency (or not) reads but does
-// not apply and, when inject, what the run injects (InjectionNote).
+// not apply and, when inject, what the run injects (injectionNote).
 func Workloads(names []string, inject bool) ([]*workload.Workload, []string, error) {
 	ws := make([]*workload.Workload, len(names))
 	var notes []string
@@ -317,7 +294,7 @@ func Workloads(names []string, inject bool) ([]*workload.Workload, []string, err
 	}
 	if inject {
 		for _, w := range ws {
-			note, err := InjectionNote(w)
+			note, err := injectionNote(w)
 			if err != nil {
 				return nil, nil, err
 			}

@@ -37,7 +37,7 @@ func TestSelfCheckInEveryRun(t *testing.T) {
 	ctx := context.Background()
 	db, dir := sqlite(t), t.TempDir()
 	loader := open(t, db, session.Options{Sink: &recorder{}})
-	if _, _, err := loader.Graph(ctx, session.GraphSpec{Workload: builtin(t, "a"), Edges: 2000}); err != nil {
+	if _, _, err := loader.Graph(ctx, builtin(t, "a"), session.GraphSpec{Edges: 2000}); err != nil {
 		t.Fatal(err)
 	}
 	var files []string

@@ -85,8 +85,8 @@ type Options struct {
 	// MustExist opens only a database that exists: commands that read
 	// what a database holds (info, check) never create one.
 	MustExist bool
-	// ReadOnly opens a read replica as the session's database (run
-	// --replica without --db): nothing is created or written on it (no
+	// ReadOnly opens a read replica as the session's database (a run on
+	// TierSpec.Replicas alone): nothing is created or written on it (no
 	// setup, no load, no run number reserved), and only reads run.
 	// Without it (or MustExist), Open refuses a server that takes no
 	// writes (an InputError naming it).
@@ -105,8 +105,8 @@ type Options struct {
 	// Tiers are the read tiers the session's runs will put before its
 	// database (Session.Tiers): Open checks them before it opens the
 	// database, which may create it (a new SQLite file), so that a tier
-	// refused leaves nothing behind: the Redis of --cache must answer,
-	// every --replica must exist and replay the database (roles.go). Tiers
+	// refused leaves nothing behind: the Redis of TierSpec.Cache must
+	// answer, every replica must exist and replay the database (roles.go). Tiers
 	// then takes the replicas opened here.
 	Tiers TierSpec
 	// RuntimeMonitor is the Go runtime's system monitor the process runs

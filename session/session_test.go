@@ -78,7 +78,7 @@ func TestGraphFindOrLoad(t *testing.T) {
 	url, w := sqlite(t), builtin(t, "o")
 	rec := &recorder{}
 	s := open(t, url, session.Options{Name: "run", Sink: rec})
-	g, of, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: 2000})
+	g, of, err := s.Graph(ctx, w, session.GraphSpec{Edges: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,14 +89,14 @@ func TestGraphFindOrLoad(t *testing.T) {
 
 	rec2 := &recorder{}
 	s2 := open(t, url, session.Options{Name: "run", Sink: rec2})
-	g2, _, err := s2.Graph(ctx, session.GraphSpec{Workload: w, Edges: 999})
+	g2, _, err := s2.Graph(ctx, w, session.GraphSpec{Edges: 999})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if g2.Edges() != g.Edges() || rec2.loads != 0 || len(rec2.notes) != 0 {
 		t.Errorf("second session: %d edges (want %d), %d progress reports, notes %q: want the graph found, nothing loaded", g2.Edges(), g.Edges(), rec2.loads, rec2.notes)
 	}
-	_, _, err = s2.Graph(ctx, session.GraphSpec{Workload: w, Edges: 999, EdgesGiven: true})
+	_, _, err = s2.Graph(ctx, w, session.GraphSpec{Edges: 999, EdgesGiven: true})
 	var ie *session.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "run: ") || !strings.Contains(err.Error(), "not 999") {
 		t.Errorf("--edges 999 on a graph of %d: %v, want an InputError naming the command and the size", g.Edges(), err)
@@ -109,7 +109,7 @@ func TestGraphNull(t *testing.T) {
 	t.Parallel()
 	rec := &recorder{}
 	s := open(t, "null", session.Options{Sink: rec})
-	g, of, err := s.Graph(context.Background(), session.GraphSpec{Workload: builtin(t, "o"), Edges: 500})
+	g, of, err := s.Graph(context.Background(), builtin(t, "o"), session.GraphSpec{Edges: 500})
 	if err != nil || of.Name != "o" || g.Edges() < 1 || rec.loads != 0 {
 		t.Fatalf("null: %v, graph of %v, %d progress reports", err, of, rec.loads)
 	}
@@ -125,7 +125,7 @@ func TestGraphDriversDoNotLoad(t *testing.T) {
 	d, _ := fleet.Parse("--driver", "1/2")
 	rec := &recorder{}
 	s := open(t, sqlite(t), session.Options{Name: "run", Sink: rec, Split: session.Split{Driver: d, RunID: "r"}})
-	_, _, err := s.Graph(context.Background(), session.GraphSpec{Workload: builtin(t, "o"), Edges: 500})
+	_, _, err := s.Graph(context.Background(), builtin(t, "o"), session.GraphSpec{Edges: 500})
 	var ie *session.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "drivers do not load one") || rec.loads != 0 {
 		t.Errorf("driver 1/2 on an empty database: %v, %d progress reports; want an InputError and no load", err, rec.loads)
@@ -153,7 +153,7 @@ func TestLoadParts(t *testing.T) {
 	d, _ := fleet.Parse("--driver", "0/2")
 	s := open(t, url, session.Options{Name: "load"})
 	err := s.Load(ctx, session.LoadSpec{Workload: w, Seed: 1, Edges: 1000, Part: d, Drop: true})
-	if !strings.Contains(err.Error(), "load: --drop with --driver 0/2") {
+	if !strings.Contains(err.Error(), "load: LoadSpec.Drop with LoadSpec.Part 0/2") {
 		t.Errorf("--drop with parts: %v", err)
 	}
 	rec := &recorder{}
@@ -170,7 +170,7 @@ func TestReserveRun(t *testing.T) {
 	ctx := context.Background()
 	url := sqlite(t)
 	s := open(t, url, session.Options{})
-	if _, _, err := s.Graph(ctx, session.GraphSpec{Workload: builtin(t, "o"), Edges: 500}); err != nil {
+	if _, _, err := s.Graph(ctx, builtin(t, "o"), session.GraphSpec{Edges: 500}); err != nil {
 		t.Fatal(err)
 	}
 	a, err1 := s.ReserveRun(ctx, 0)
@@ -203,7 +203,7 @@ func TestRunInfo(t *testing.T) {
 	s := open(t, "null", session.Options{Version: "v9", Revision: "abc", Split: session.Split{Driver: d, RunID: "id"}})
 	w := builtin(t, "o")
 	fake := &workload.Workload{Name: "f", NotApplied: []string{"x_field"}}
-	g, _, err := s.Graph(context.Background(), session.GraphSpec{Workload: w, Edges: 500})
+	g, _, err := s.Graph(context.Background(), w, session.GraphSpec{Edges: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +223,7 @@ func TestRunLoop(t *testing.T) {
 	rec := &recorder{}
 	s := open(t, "null", session.Options{Sink: rec})
 	w := builtin(t, "o")
-	g, _, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: 500})
+	g, _, err := s.Graph(ctx, w, session.GraphSpec{Edges: 500})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestRunInterrupted(t *testing.T) {
 	rec := &recorder{}
 	s := open(t, "null", session.Options{Sink: rec})
 	w := builtin(t, "o")
-	g, _, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: 500})
+	g, _, err := s.Graph(ctx, w, session.GraphSpec{Edges: 500})
 	if err != nil {
 		t.Fatal(err)
 	}

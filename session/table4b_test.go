@@ -22,7 +22,7 @@ func TestValidateTable4b(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	w := builtin(t, "linkbench")
-	spec := session.GraphSpec{Workload: w, Edges: 200_000}
+	spec := session.GraphSpec{Edges: 200_000}
 	for _, seed := range []uint64{3} {
 		s := open(t, sqlite(t), session.Options{Name: "validate"})
 		v, err := s.Validate(ctx, spec, run.Config{Workload: w, Seed: seed, Retries: 10, Drain: 5 * time.Second},

@@ -11,7 +11,6 @@ import (
 	"github.com/taobench/taobench/diff"
 	"github.com/taobench/taobench/internal/flagx"
 	"github.com/taobench/taobench/internal/termsafe"
-	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/stats"
 )
 
@@ -31,7 +30,7 @@ func cmdDiff(_ context.Context, e *env, args []string) error {
 	if len(files) != 2 {
 		return badInput("diff: %d results files given; give two, the base then the new: taobench diff base.json new.json", len(files))
 	}
-	runs, err := session.ReadResults("diff", files)
+	runs, err := readResults("diff", files)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -117,7 +118,7 @@ func (f *expFlags) parse(e *env, args []string) error {
 // create a new SQLite file.
 func (f *expFlags) paper(ctx context.Context, e *env, first *workload.Workload, do func(*session.Session, session.Ladder) (*session.Paper, error)) error {
 	n := "experiment " + f.name
-	if err := (session.GraphSpec{Workload: first, Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven}).Check(); err != nil {
+	if err := f.gr.of().Check(first); err != nil {
 		return err
 	}
 	e.sizeProcs(0, f.rs.threads)
@@ -134,12 +135,12 @@ func (f *expFlags) paper(ctx context.Context, e *env, first *workload.Workload, 
 		Experiment: f.rs.experiment(f.ol.rate),
 		Config: run.Config{Seed: f.rs.seed, Retries: f.rs.retries, Timeout: f.timeout, Drain: f.rs.drain,
 			Status: store.RedactWriter{W: e.stderr, Args: f.args}, Arrival: f.ol.arrival},
-		Edges: f.gr.edges, EdgesGiven: f.gr.edgesGiven, LoadThreads: f.gr.loadThreads, Tiers: f.ts,
+		Graph: f.gr.of(), Tiers: f.ts,
 	}, first, do)
 	if rerr := writeRepeats(e, &f.rep, p); rerr != nil {
 		return rerr
 	}
-	if werr := p.WriteTo(f.outF); werr != nil {
+	if werr := writePaper(f.outF, p); werr != nil {
 		return werr
 	}
 	if f.outF != nil && f.outF.Stream() == nil && p != nil && p.Info != nil {
@@ -234,4 +235,18 @@ func compare(ctx context.Context, e *env, f *expFlags, name string, wls []string
 	return f.paper(ctx, e, ws[0], func(s *session.Session, l session.Ladder) (*session.Paper, error) {
 		return s.Compare(ctx, l, name, ws)
 	})
+}
+
+// writePaper writes the experiment's document to out (--out), once a step
+// measured a request (outfile.Results.WriteMeasured); a nil out or an
+// experiment that never started writes nothing.
+func writePaper(out *outfile.Results, p *session.Paper) error {
+	if out == nil || p == nil || p.Info == nil {
+		return nil
+	}
+	js, err := p.JSON()
+	if err != nil {
+		return fmt.Errorf("--out %s: %w", out.Given, err)
+	}
+	return out.WriteMeasured(func(w io.Writer) error { _, err := w.Write(js); return err }, p.Done, true)
 }

@@ -103,13 +103,17 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 		cfg := run.Config{Workload: w, Seed: rs.seed, Retries: rs.retries, Drain: rs.drain, Status: store.RedactWriter{W: e.stderr, Args: args}}
 		return validateDB(ctx, e, db.URL, outs.metricsAddr, gr, cfg, rs.experiment(0), outF)
 	}
-	return session.CheckGenerator(e.stdout, w, gr.edges, *requests, rs.seed)
+	rows, err := session.CheckGenerator(w, gr.edges, *requests, rs.seed)
+	if err != nil {
+		return err
+	}
+	return writeGencheck(e.stdout, w, *requests, rows)
 }
 
 // validateDB checks a database against the workload (session.Validate),
 // one row per figure, failing when any row fails.
 func validateDB(ctx context.Context, e *env, dbURL, metricsAddr string, gr graphSpec, cfg run.Config, x run.Experiment, out *outfile.Results) error {
-	if err := gr.of(cfg.Workload).Check(); err != nil {
+	if err := gr.of().Check(cfg.Workload); err != nil {
 		return err
 	}
 	s, err := openSession(ctx, e, &dbSpec{URL: dbURL}, metricsAddr, session.Options{Name: "validate", Clients: x.Threads})
@@ -117,14 +121,14 @@ func validateDB(ctx context.Context, e *env, dbURL, metricsAddr string, gr graph
 		return err
 	}
 	defer closeSession(e, s)
-	v, err := s.Validate(ctx, gr.of(cfg.Workload), cfg, x)
+	v, err := s.Validate(ctx, gr.of(), cfg, x)
 	if err != nil {
 		return err
 	}
 	if err := out.WriteRun(v.Info, []*result.Experiment{v.Result}, true); err != nil {
 		return err
 	}
-	return v.Write(e.stdout, "validate")
+	return writeValidation(e.stdout, v, "validate")
 }
 
 // openRecorded opens the database of a command's --db flag and reads the
@@ -149,7 +153,7 @@ func cmdCheck(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return s.WriteCheck(e.stdout, meta, vs)
+	return writeCheck(e.stdout, s.Name(), meta, vs)
 }
 
 // cmdInfo says what a database holds: the graph its load recorded and the
@@ -160,7 +164,7 @@ func cmdInfo(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer s.Close()
-	return s.WriteInfo(ctx, e.stdout, meta)
+	return writeInfo(ctx, e.stdout, s, meta)
 }
 
 func cmdSchema(ctx context.Context, e *env, args []string) error {

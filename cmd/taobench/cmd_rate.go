@@ -15,7 +15,7 @@ func cmdRate(ctx context.Context, e *env, args []string) error {
 	lf := &loadFlags{cmd: "rate"}
 	lf.register(fs)
 	var slas []session.SLA
-	fs.Var(flagx.List[session.SLA]{Items: &slas, Parse: session.ParseSLA}, "sla", "a service-level objective every probe must meet over its measured window; repeat for more. "+session.SLAHelp)
+	fs.Var(flagx.List[session.SLA]{Items: &slas, Parse: parseSLA}, "sla", "a service-level objective every probe must meet over its measured window; repeat for more. "+slaHelp)
 	start := fs.Float64("start", 500, "the first, lowest target rate (requests/s)")
 	factor := fs.Float64("factor", 2, "growth of the target rate between probes until one fails (above 1)")
 	precision := fs.Float64("precision", 5, "bisect until the passing and failing rates are within this percentage")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/taobench/taobench/htmlreport"
 	"github.com/taobench/taobench/internal/flagx"
-	"github.com/taobench/taobench/session"
+	"github.com/taobench/taobench/result"
 )
 
 // cmdReport writes one self-contained HTML page of charts and tables from
@@ -33,7 +33,7 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	runs, err := session.ReadResults("report", names)
+	runs, err := readResults("report", names)
 	if err != nil {
 		return err
 	}
@@ -49,4 +49,18 @@ func cmdReport(_ context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "wrote the report of %d results files to %s\n", len(files), *out)
 	}
 	return nil
+}
+
+// readResults reads results files (result.ReadFile) in order; a file it
+// cannot read is bad input starting with cmd, naming the fix.
+func readResults(cmd string, names []string) ([]result.Named, error) {
+	runs := make([]result.Named, len(names))
+	for i, name := range names {
+		doc, err := result.ReadFile(name)
+		if err != nil {
+			return nil, badInput("%s: %v", cmd, err)
+		}
+		runs[i] = result.Named{Name: name, Doc: doc}
+	}
+	return runs, nil
 }

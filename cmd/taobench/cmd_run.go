@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/taobench/taobench/internal/flagx"
@@ -24,7 +25,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 		rs   runSpec
 		ol   openLoopSpec
 		outs outSpec
-		dist session.SplitSpec
+		dist splitSpec
 		ts   session.TierSpec
 		rp   repeatSpec
 		proc = runDefaults{threads: 8, warmup: 2 * time.Second, duration: 10 * time.Second, drain: 10 * time.Second, procs: true,
@@ -56,11 +57,11 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	exps := []run.Experiment{rs.experiment(ol.rate)}
 	if *expFile != "" {
 		var err error
-		if exps, err = session.ReadExperiments(*expFile, ol.rate); err != nil {
+		if exps, err = readExperiments(*expFile, ol.rate); err != nil {
 			return err
 		}
 	}
-	split, seed, err := dist.Resolve("run", gr.workload, rs.seed, rs.seedGiven, exps, time.Now())
+	split, seed, err := dist.resolve("run", gr.workload, rs.seed, rs.seedGiven, exps, time.Now())
 	if err != nil {
 		return err
 	}
@@ -148,7 +149,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if alone {
 		db.URL = ts.Replicas[0]
 	}
-	if err := gr.of(w).Check(); err != nil {
+	if err := gr.of().Check(w); err != nil {
 		return err
 	}
 	s, err := openSession(ctx, e, &db, outs.metricsAddr, session.Options{Name: "run", Clients: maxThreads, Split: split, Sink: sink, ReadOnly: alone, Tiers: ts})
@@ -157,7 +158,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	}
 	defer closeSession(e, s)
 
-	cfg, info, err := s.Prepare(ctx, gr.of(w), run.Config{Workload: w, Seed: seed, Retries: rs.retries, Drain: rs.drain,
+	cfg, info, err := s.Prepare(ctx, gr.of(), run.Config{Workload: w, Seed: seed, Retries: rs.retries, Drain: rs.drain,
 		Arrival: ol.arrival, InjectLatency: *inject, Status: store.RedactWriter{W: e.stderr, Args: args}})
 	if err != nil {
 		return err
@@ -211,4 +212,25 @@ func runLabels(exps []run.Experiment, a run.Arrival) []string {
 		out[i] = fmt.Sprintf("experiment %d: %d threads%s", i+1, x.Threads, rateNote(x.Rate, a))
 	}
 	return out
+}
+
+// readExperiments reads --experiments, a file of experiments
+// (run.ParseExperiments), giving rate to each line without one; its
+// errors are bad input naming the file and line.
+func readExperiments(path string, rate float64) ([]run.Experiment, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, badInput("run: --experiments: %v", err)
+	}
+	defer f.Close()
+	exps, err := run.ParseExperiments(f, path)
+	if err != nil {
+		return nil, badInputErr(err)
+	}
+	for i := range exps {
+		if exps[i].Rate == 0 {
+			exps[i].Rate = rate
+		}
+	}
+	return exps, nil
 }

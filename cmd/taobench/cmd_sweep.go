@@ -79,7 +79,7 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 		}
 		return p.outF.WriteRun(p.info, done, final)
 	})
-	if err := f.gr.of(w).Check(); err != nil {
+	if err := f.gr.of().Check(w); err != nil {
 		return nil, err
 	}
 	s, err := openSession(ctx, e, &f.db, f.outs.metricsAddr, session.Options{Name: c, Clients: f.rs.threads, Sink: sink, Tiers: f.ts})
@@ -87,7 +87,7 @@ func (f *loadFlags) prepare(ctx context.Context, e *env, fs *flag.FlagSet, args 
 		return nil, err
 	}
 	var closeTiers func()
-	p.cfg, p.info, closeTiers, err = s.PrepareTiered(ctx, f.gr.of(w), run.Config{Workload: w, Seed: f.rs.seed, Retries: f.rs.retries, Drain: f.rs.drain,
+	p.cfg, p.info, closeTiers, err = s.PrepareTiered(ctx, f.gr.of(), run.Config{Workload: w, Seed: f.rs.seed, Retries: f.rs.retries, Drain: f.rs.drain,
 		Arrival: f.ol.arrival, InjectLatency: f.inject, Status: store.RedactWriter{W: e.stderr, Args: args}, StatusEvery: time.Hour}, f.ts, f.rs.threads)
 	if err != nil {
 		closeSession(e, s)

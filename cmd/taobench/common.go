@@ -176,8 +176,8 @@ func openSession(ctx context.Context, e *env, db *dbSpec, metricsAddr string, op
 
 // sink is how a command shows a session's work: notes and load progress
 // on stderr, experiments through started and ended (nil: nothing).
-func (e *env) sink(started func(k, n int, label string, x run.Experiment), ended func([]*result.Experiment, bool) error) *session.TextSink {
-	return &session.TextSink{W: e.stderr, Started: started, Ended: ended}
+func (e *env) sink(started func(k, n int, label string, x run.Experiment), ended func([]*result.Experiment, bool) error) *textSink {
+	return &textSink{W: e.stderr, Started: started, Ended: ended}
 }
 
 // closeWait bounds how long a command waits for its store to close

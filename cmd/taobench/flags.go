@@ -14,7 +14,6 @@ import (
 	"github.com/taobench/taobench/outfile"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
-	"github.com/taobench/taobench/workload"
 )
 
 // Flag specs, one per concern: each registers its flags on a command's
@@ -170,10 +169,9 @@ func (s *graphSpec) check(cmd string, fs *flag.FlagSet) error {
 	return nil
 }
 
-// of is the session's GraphSpec for workload w (and the others of a
-// ladder).
-func (s *graphSpec) of(w *workload.Workload, also ...*workload.Workload) session.GraphSpec {
-	return session.GraphSpec{Workload: w, Also: also, Edges: s.edges, EdgesGiven: s.edgesGiven, LoadThreads: s.loadThreads}
+// of is the session's GraphSpec (the run's workload says which graph).
+func (s *graphSpec) of() session.GraphSpec {
+	return session.GraphSpec{Edges: s.edges, EdgesGiven: s.edgesGiven, LoadThreads: s.loadThreads}
 }
 
 // runSpec is what every experiment of a command shares: --threads,
@@ -309,8 +307,8 @@ func (s *outSpec) open(e *env, cmd string, fs *flag.FlagSet) (*outfile.Results, 
 }
 
 // registerSplit registers run's flags that split one run across driver
-// processes (docs/distributed.md); session.SplitSpec checks them.
-func registerSplit(fs *flag.FlagSet, s *session.SplitSpec) {
+// processes (docs/distributed.md); splitSpec checks them.
+func registerSplit(fs *flag.FlagSet, s *splitSpec) {
 	fs.StringVar(&s.Driver, "driver", "", "I/N: run as driver I (counting from 0, as Kubernetes' JOB_COMPLETION_INDEX) of N processes sharing one run: this one runs its share of --threads and --rate; merge their --out files with taobench merge")
 	fs.StringVar(&s.RunID, "run-id", "", "the id all drivers of one run share (letters, digits, . _ -); default with --driver: derived from --start-at, workload and seed")
 	fs.StringVar(&s.StartAt, "start-at", "", "begin the first experiment at this instant, RFC 3339 (2026-11-23T14:00:00Z: lines up hosts) or +DURATION from now (+30s: lines up only processes started together); later experiments follow on the same schedule")
@@ -328,20 +326,6 @@ func registerTiers(fs *flag.FlagSet, s *session.TierSpec) {
 	fs.BoolVar(&s.Invalidate, "cache-invalidates", false, "with --cache: a write deletes the tao tier's entries it touched, as before writes applied TAO's changeset to them (docs/tiers.md)")
 	fs.BoolVar(&s.TxnsAtDB, "read-txns-at-db", false, "send every read transaction to the database, as before they were served where TAO serves them (from the tao tier when all their keys are cached; docs/tiers.md)")
 }
-
-// tierFlags are the flags of session.TierSpec's fields, which its errors
-// name: the command's messages name the flags instead (withFlagNames).
-var tierFlags = strings.NewReplacer(
-	"TierSpec.Cache", "--cache",
-	"TierSpec.TTL", "--client-cache-ttl",
-	"TierSpec.Size", "--client-cache-size",
-	"TierSpec.Locality", "--client-cache-locality",
-	"TierSpec.Replicas", "--replica",
-)
-
-// withFlagNames is an error's message with the flags named where the
-// session names TierSpec's fields.
-func withFlagNames(msg string) string { return tierFlags.Replace(msg) }
 
 // checkTiers checks the read tiers' flags of command cmd.
 func checkTiers(cmd string, ts session.TierSpec) error {

@@ -140,7 +140,7 @@ func mainWith(ctx context.Context, args []string, stdout, stderr io.Writer, setP
 		}
 		return exitOK
 	}
-	fmt.Fprintln(stderr, "taobench:", termsafe.Lines(store.RedactArgs(withFlagNames(err.Error()), args)))
+	fmt.Fprintln(stderr, "taobench:", termsafe.Lines(store.RedactArgs(flagWords(err.Error()), args)))
 	if hasUsage {
 		fmt.Fprint(stderr, "\n"+ue.usage)
 	}

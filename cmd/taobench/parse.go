@@ -7,12 +7,15 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/fleet"
+	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/run"
+	"github.com/taobench/taobench/session"
+	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
 
 // Parsers of the flags' own syntax: lists of durations and rates, a
-// loader's part.
+// loader's part, an SLA.
 
 // parseHolds reads a comma-separated list of durations from 0 ("0": none)
 // to workload.MaxLockHold.
@@ -78,4 +81,53 @@ func parseLoadPart(s string) (fleet.Driver, error) {
 		return d, badInput("load: %v", err)
 	}
 	return d, nil
+}
+
+// slaHelp says how to write an SLA.
+const slaHelp = "write [CLASS.]METRIC<=LIMIT: p50, p90, p99, p99.9, mean or max <= a duration (p99<=20ms, read.p99<=10ms), " +
+	"or errors or failed <= a percentage (errors<=0.1%); CLASS is read, write, read_txn or write_txn (default: all requests)"
+
+// parseSLA reads one --sla, strictly.
+func parseSLA(s string) (session.SLA, error) {
+	x := session.SLA{Text: strings.TrimSpace(s), Class: metrics.All}
+	lhs, rhs, ok := strings.Cut(x.Text, "<=")
+	if !ok {
+		return x, fmt.Errorf("SLA %q has no <=; %s", s, slaHelp)
+	}
+	lhs, rhs = strings.TrimSpace(lhs), strings.TrimSpace(rhs)
+	if c, m, ok := strings.Cut(lhs, "."); ok && !strings.HasPrefix(lhs, "p99.") {
+		if _, known := tao.ParseClass(c); !known {
+			return x, fmt.Errorf("SLA %q: %q is not a request class; %s", s, c, slaHelp)
+		}
+		x.Class, lhs = c, m
+	}
+	switch lhs {
+	case "p50", "p90", "p99", "mean", "max":
+		x.Metric = lhs
+	case "p99.9", "p999":
+		x.Metric = "p999"
+	case "errors", "failed":
+		x.Metric = lhs
+		if x.Class != metrics.All {
+			return x, fmt.Errorf("SLA %q: %s applies to all requests; drop the class", s, lhs)
+		}
+		num, pct := strings.CutSuffix(rhs, "%")
+		v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if !pct || err != nil || !(v >= 0 && v <= 100) {
+			return x, fmt.Errorf("SLA %q: %s takes a percentage from 0%% to 100%% such as 0.1%%", s, lhs)
+		}
+		x.Limit = v
+		return x, nil
+	default:
+		return x, fmt.Errorf("SLA %q: unknown metric %q; %s", s, lhs, slaHelp)
+	}
+	d, err := time.ParseDuration(rhs)
+	if err != nil || d <= 0 {
+		return x, fmt.Errorf("SLA %q: %q is not a positive duration such as 20ms", s, rhs)
+	}
+	x.Limit = float64(d.Microseconds())
+	if d < time.Microsecond {
+		x.Limit = float64(d) / 1000
+	}
+	return x, nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taobench/taobench/session"
 )
 
 // TestParseRatesWaits: rates rise and are positive; waits are durations,
@@ -31,6 +33,37 @@ func TestParseRatesWaits(t *testing.T) {
 	for _, bad := range []string{"-1ms", "x", "1h"} {
 		if _, err := parseHolds(bad); err == nil {
 			t.Errorf("holds %q accepted", bad)
+		}
+	}
+}
+
+// TestParseSLA: an SLA is read strictly, each error naming what is wrong.
+func TestParseSLA(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]session.SLA{
+		"p99<=20ms":           {Text: "p99<=20ms", Class: "all", Metric: "p99", Limit: 20000},
+		" read.p99.9 <= 1s ":  {Text: "read.p99.9 <= 1s", Class: "read", Metric: "p999", Limit: 1e6},
+		"write_txn.mean<=5ms": {Text: "write_txn.mean<=5ms", Class: "write_txn", Metric: "mean", Limit: 5000},
+		"errors<=0.1%":        {Text: "errors<=0.1%", Class: "all", Metric: "errors", Limit: 0.1},
+		"failed<=2%":          {Text: "failed<=2%", Class: "all", Metric: "failed", Limit: 2},
+	} {
+		got, err := parseSLA(s)
+		if err != nil || got != want {
+			t.Errorf("parseSLA(%q) = %+v, %v; want %+v", s, got, err, want)
+		}
+	}
+	for s, want := range map[string]string{
+		"p99<20ms":        "has no <=",
+		"p98<=20ms":       `unknown metric "p98"`,
+		"reads.p99<=1ms":  `"reads" is not a request class`,
+		"p99<=fast":       "not a positive duration",
+		"p99<=20":         "not a positive duration",
+		"errors<=0.1":     "takes a percentage",
+		"errors<=150%":    "takes a percentage",
+		"read.errors<=1%": "applies to all requests",
+	} {
+		if _, err := parseSLA(s); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("parseSLA(%q): %v, want an error saying %q", s, err, want)
 		}
 	}
 }

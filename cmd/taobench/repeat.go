@@ -115,7 +115,7 @@ func (r *repeatSpec) repeatPaper(ctx context.Context, e *env, s *session.Session
 	seed := l.Config.Seed
 	for i := range r.n {
 		if i > 0 && r.reload && all != nil {
-			if err := reloadGraph(ctx, e, s, all.Info, first, l.LoadThreads); err != nil {
+			if err := reloadGraph(ctx, e, s, all.Info, first, l.Graph.LoadThreads); err != nil {
 				return all, err
 			}
 		}

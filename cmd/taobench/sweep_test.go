@@ -155,7 +155,7 @@ func TestCLIRate(t *testing.T) {
 	if r.code != exitFailed || !strings.Contains(r.stderr, "even the lowest target, 20 req/s, does not meet the SLA") || !strings.Contains(r.stdout, "probe 1: target 20 req/s: FAIL") {
 		t.Errorf("a failing lowest rate: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if r := cliRun(t, "rate", "--db", "null"); r.code != exitBadInput || !strings.Contains(r.stderr, "give at least one --sla") {
+	if r := cliRun(t, "rate", "--db", "null"); r.code != exitBadInput || !strings.Contains(r.stderr, "--sla: give at least one SLA") {
 		t.Errorf("no --sla: exit %d, %s", r.code, r.stderr)
 	}
 }

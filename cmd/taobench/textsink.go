@@ -1,4 +1,4 @@
-package session
+package main
 
 import (
 	"fmt"
@@ -14,11 +14,11 @@ import (
 	"github.com/taobench/taobench/run"
 )
 
-// TextSink is a Sink for a person: notes and load progress as text on W
+// textSink is a session.Sink for a person: notes and load progress as text on W
 // (a bar redrawn in place on a terminal, a plain line every 10 s
 // otherwise, so logs and CI keep readable output), and experiments
 // through Started and Ended. Nil fields do nothing.
-type TextSink struct {
+type textSink struct {
 	W io.Writer
 	// Started and Ended are the sink's ExperimentStarted and
 	// ExperimentEnded.
@@ -28,11 +28,11 @@ type TextSink struct {
 	bar *progress
 }
 
-// Note writes msg as a line.
-func (t *TextSink) Note(msg string) { fmt.Fprintln(t.W, msg) }
+// Note writes msg as a line, in the command line's words (flagWords).
+func (t *textSink) Note(msg string) { fmt.Fprintln(t.W, flagWords(msg)) }
 
 // LoadProgress draws the load's progress.
-func (t *TextSink) LoadProgress(p bulkload.Progress) {
+func (t *textSink) LoadProgress(p bulkload.Progress) {
 	if t.bar == nil {
 		t.bar = newProgress(t.W)
 	}
@@ -40,7 +40,7 @@ func (t *TextSink) LoadProgress(p bulkload.Progress) {
 }
 
 // LoadEnded ends the progress bar's line.
-func (t *TextSink) LoadEnded() {
+func (t *textSink) LoadEnded() {
 	if t.bar != nil {
 		t.bar.finish()
 		t.bar = nil
@@ -48,14 +48,14 @@ func (t *TextSink) LoadEnded() {
 }
 
 // ExperimentStarted calls Started.
-func (t *TextSink) ExperimentStarted(k, n int, label string, x run.Experiment) {
+func (t *textSink) ExperimentStarted(k, n int, label string, x run.Experiment) {
 	if t.Started != nil {
 		t.Started(k, n, label, x)
 	}
 }
 
 // ExperimentEnded calls Ended.
-func (t *TextSink) ExperimentEnded(done []*result.Experiment, final bool) error {
+func (t *textSink) ExperimentEnded(done []*result.Experiment, final bool) error {
 	if t.Ended != nil {
 		return t.Ended(done, final)
 	}
