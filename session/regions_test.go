@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/taobench/taobench/internal/testenv"
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
 	"github.com/taobench/taobench/tao"
@@ -194,4 +195,76 @@ func ping(t *testing.T, driver, dsn string) time.Duration {
 		ds = append(ds, time.Since(start))
 	}
 	return slices.Min(ds)
+}
+
+// TestMariaDBRegions: a MariaDB primary in region 1 and its asynchronous
+// replicas in regions 2 and 3, 5 ms apart (bench/cluster/mariadb
+// --regions 3). A ping through a proxy takes the layout's round trip; a
+// commit waits for no replica, so a client in the primary's region writes
+// in less than a round trip, while a client in region 2 pays at least one
+// on every write and read. The replicas replicate through their proxies: a
+// 2 s partition of region 2 cuts its client off (limits name the outage)
+// and its replica, which then catches up, and every server holds every
+// invariant after.
+func TestMariaDBRegions(t *testing.T) {
+	c := testenv.MariaDBRegions(t, regionRTT)
+	from2 := c.From(t, 2)
+	got := ping(t, "mysql", strings.TrimPrefix(from2[0], "mysql://")) - ping(t, "mysql", strings.TrimPrefix(c.URLs[0], "mysql://"))
+	t.Logf("round trip from region 2 to the primary through the proxy: %v (layout %v)", got, regionRTT)
+	if d := got - regionRTT; d < -regionRTT/10 || d > regionRTT/10+time.Millisecond {
+		t.Errorf("round trip through the proxy %v; want the layout's %v within 10%% and 1 ms", got, regionRTT)
+	}
+	ctx := context.Background()
+	w := *builtin(t, "a")
+	w.Requests = workload.Dist[tao.Class]{Values: []tao.Class{tao.Read, tao.Write}, Weights: []float64{1, 1}}
+	loader := open(t, c.URLs[0], session.Options{Clients: 4})
+	g, _, err := loader.Graph(ctx, session.GraphSpec{Workload: &w, Edges: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	loader.Close()
+	rttUS := float64(regionRTT.Microseconds()) // latency figures are in µs
+	run1 := func(url string, d time.Duration) *result.Experiment {
+		t.Helper()
+		s := open(t, url, session.Options{Clients: 4})
+		defer s.Close()
+		exps, err := s.Run(ctx, session.Plan{
+			Config:      run.Config{Workload: &w, Graph: g, Seed: 7, Retries: 0, Drain: 10 * time.Second},
+			Experiments: []run.Experiment{{Threads: 4, Duration: d}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return exps[0]
+	}
+	for _, x := range []struct {
+		region int
+		url    string
+	}{{1, c.URLs[0]}, {2, from2[0]}} {
+		e := run1(x.url, 3*time.Second)
+		wr, rd := e.Sum().Stats("write"), e.Sum().Stats("read")
+		t.Logf("client in region %d, the primary: write p50 %.0f µs, read p50 %.0f µs", x.region, wr.P50, rd.P50)
+		switch {
+		case wr.Count == 0 || rd.Count == 0:
+			t.Errorf("region %d: %d writes, %d reads measured", x.region, wr.Count, rd.Count)
+		case x.region == 1 && (wr.P50 >= rttUS || rd.P50 >= rttUS):
+			t.Errorf("region 1: write p50 %.0f µs, read p50 %.0f µs; want both under the %.0f µs round trip (no commit waits for a replica)", wr.P50, rd.P50, rttUS)
+		case x.region == 2 && (wr.P50 < rttUS || rd.P50 < rttUS):
+			t.Errorf("region 2: write p50 %.0f µs, read p50 %.0f µs; want both at least the %.0f µs round trip", wr.P50, rd.P50, rttUS)
+		}
+	}
+
+	c.Partition(t, 2, 2*time.Second, 2*time.Second)
+	e := run1(from2[0], 7*time.Second)
+	t.Logf("partition log:\n%s", c.PartitionLog())
+	sum := e.Sum()
+	lost, _ := sum.Lost()
+	n, longest, _ := e.NoService()
+	t.Logf("region 2 cut off, its client on the primary: %d requests, %d lost, codes %v, %d s without service (longest %d)", sum.Requests(), lost, e.ErrorCodes, n, longest)
+	if err := (session.Limits{MaxLostPct: 1, MaxStall: time.Second}).Check([]*result.Experiment{e}); err == nil {
+		t.Errorf("limits: none broken, longest without service %d s; want the 2 s partition named as an outage", longest)
+	}
+	for _, u := range c.URLs {
+		waitChecked(t, u)
+	}
 }
