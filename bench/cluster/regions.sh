@@ -1,6 +1,7 @@
 # Regions on one machine, sourced by the scripts of bench/cluster: every
-# link between two regions (replication and client traffic) goes through a Toxiproxy proxy (github.com/Shopify/toxiproxy)
-# that delays each direction by half the pair's round trip, with jitter.
+# link between two regions (replication and client traffic) goes through a
+# Toxiproxy proxy (github.com/Shopify/toxiproxy) that delays each
+# direction by half the pair's round trip, with jitter.
 # The kernel here has no netem qdisc, so latency comes from user space.
 # Toxiproxy runs as its own process, driven through its HTTP API with curl:
 # taobench's module does not depend on it.
