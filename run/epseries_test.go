@@ -106,6 +106,16 @@ func TestEndpointsPerSecond(t *testing.T) {
 		t.Errorf("stalled endpoint: seconds without service %v, want at least 2", stalled)
 	}
 	t.Logf("stalled endpoint's seconds without service: %v", stalled)
+	// The stall measured to 0.1 s: about the store's 3 s on the stalled
+	// endpoint (each stall in the window, less a request's 1 ms), none
+	// on the other.
+	for k, ep := range res.Endpoints {
+		d, known := ep.Sum().LongestStall(res.Measured)
+		t.Logf("%s: longest stall %v", ep.Name, d)
+		if lo, hi := []time.Duration{0, 2800 * time.Millisecond}[k], []time.Duration{500 * time.Millisecond, 3200 * time.Millisecond}[k]; !known || d < lo || d > hi {
+			t.Errorf("%s: longest stall %v (known %v); want %v to %v", ep.Name, d, known, lo, hi)
+		}
+	}
 }
 
 // TestEndpointsCodesPerSecond: the second of two endpoints fails every
