@@ -30,7 +30,8 @@ const regionRTT = 5 * time.Millisecond
 // nodes before it commits), a read none; a client in another region pays
 // at least two (its statement, then the commit's replication). A 2 s
 // partition of region 3 stops every endpoint's writes for its length, none
-// is lost, and every node holds every invariant after.
+// is lost, the limits name it as an outage at --max-stall 1s on every
+// endpoint, and every node holds every invariant after.
 func TestGaleraRegions(t *testing.T) {
 	c := testenv.GaleraRegions(t, regionRTT)
 	from1 := c.From(t, 1)
@@ -90,8 +91,19 @@ func TestGaleraRegions(t *testing.T) {
 			n, longest, _ := sum.NoService(e.Measured)
 			wr := sum.Stats("write")
 			t.Logf("endpoint %d: %d requests, %d lost, codes %v, %d s without service (longest %d), longest write %.0f ms", i+1, sum.Requests(), lost, ep.ErrorCodes, n, longest, wr.Max/1000)
-			if longest < 1 || wr.Max < 1.8e6 || lost != 0 {
-				t.Errorf("endpoint %d: longest without service %d s, longest write %.0f ms, %d lost; want the 2 s partition seen as a second or more without service and writes waiting about 2 s, none lost", i+1, longest, wr.Max/1000, lost)
+			stall, _ := sum.LongestStall(e.Measured)
+			t.Logf("endpoint %d: longest stall %v", i+1, stall)
+			if longest < 1 || wr.Max < 1.8e6 || lost != 0 || stall < 1500*time.Millisecond {
+				t.Errorf("endpoint %d: longest without service %d s, stall %v, longest write %.0f ms, %d lost; want the 2 s partition seen as a second or more without service, a stall of 1.5 s or more, and writes waiting about 2 s, none lost", i+1, longest, stall, wr.Max/1000, lost)
+			}
+		}
+		// The 2 s partition is an outage at the default --max-stall 1s,
+		// named for every endpoint, though it may cover one whole second.
+		err := session.Limits{MaxLostPct: 1, MaxStall: time.Second}.Check([]*result.Experiment{e})
+		t.Logf("limits: %v", err)
+		for i, ep := range e.Endpoints {
+			if err == nil || !strings.Contains(err.Error(), "endpoint "+ep.Name+" had no service") {
+				t.Errorf("endpoint %d: limits %v; want its 2 s without an answer named", i+1, err)
 			}
 		}
 		for _, u := range c.URLs {
