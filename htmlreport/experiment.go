@@ -186,8 +186,10 @@ func newExpView(id string, i int, e *result.Experiment, res []Field) expView {
 	if c := throughputChart(id, e, iv); c != nil {
 		v.Timeline = append(v.Timeline, c)
 	}
-	if c := endpointChart(id, e); c != nil {
-		v.Timeline = append(v.Timeline, c)
+	for _, c := range []*Chart{endpointChart(id, e), endpointCodesChart(id, e)} {
+		if c != nil {
+			v.Timeline = append(v.Timeline, c)
+		}
 	}
 	v.Dist = append(distCharts(id+"-class", "class", s, classes()), distCharts(id+"-kind", "kind", s, kinds())...)
 	var tierCharts []*Chart

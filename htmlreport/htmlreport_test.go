@@ -252,11 +252,14 @@ func TestEndpointsTable(t *testing.T) {
 		r.Record(&metrics.Sample{Class: tao.Read, Kind: tao.ObjRead, Outcome: o, Attempts: 1, Latency: time.Millisecond, At: time.Duration(sec)*time.Second + time.Millisecond})
 	}
 	e.Endpoints = []result.Endpoint{
-		{Name: "mysql://bench:xxxxx@n3/t", Weight: 1, Clients: 1, Summary: r.Snapshot()},
+		{Name: "mysql://bench:xxxxx@n3/t", Weight: 1, Clients: 1, Summary: r.Snapshot(),
+			ErrorCodes:    result.ErrorCodes{{Outcome: tao.Error, Code: "08S01"}: 1},
+			CodesBySecond: result.CodesBySecond{nil, {{Outcome: tao.Error, Code: "08S01"}: 1}}},
 		{Name: "mysql://bench:xxxxx@n1/t", Weight: 1, Clients: 1, Summary: experiment(20, time.Microsecond).Summary,
 			Server: &result.ServerUsage{Deltas: map[string]int64{"wsrep_local_cert_failures": 7}}},
 		{Name: "mysql://bench:xxxxx@n2/t", Weight: 1, Clients: 1, Summary: lost.Summary,
-			ErrorCodes: result.ErrorCodes{{Outcome: tao.Error, Code: "2002"}: 1}},
+			ErrorCodes:    result.ErrorCodes{{Outcome: tao.Error, Code: "2002"}: 1},
+			CodesBySecond: result.CodesBySecond{{{Outcome: tao.Error, Code: "2002"}: 1}}},
 	}
 	f, err := Parse("a.json", encode(t, nil, e))
 	if err != nil {
@@ -275,6 +278,7 @@ func TestEndpointsTable(t *testing.T) {
 		`<td>error 2002 ×1</td>`,
 		`<td></td><td>1</td></tr>`, // n3's second without service; n1 has none
 		`<div class="chart" id="f0-e0-endpoints">`,
+		`<div class="chart" id="f0-e0-endpoint-codes">`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
@@ -301,6 +305,23 @@ func TestEndpointsTable(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("endpoint chart series:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The codes by second, read back from the file: n3's in second 1,
+	// n2's in second 0, none for n1.
+	c = endpointCodesChart("x", f.Doc.Experiments[0])
+	if c == nil {
+		t.Fatal("no codes chart; two endpoints have codes by second")
+	}
+	got = nil
+	for _, s := range c.Series {
+		got = append(got, fmt.Sprintf("%s %v", s.Label, s.Y))
+	}
+	want = []string{
+		fmt.Sprintf("mysql://bench:xxxxx@n3/t error 08S01 %v", []Num{nan, 1, nan}),
+		fmt.Sprintf("mysql://bench:xxxxx@n2/t error 2002 %v", []Num{1, nan, nan}),
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("codes chart series:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -21,8 +21,9 @@ type tierRow struct {
 
 // tierView returns the read tiers' table and charts of an experiment with
 // tiers (docs/tiers.md): per tier, the stale share and age; per second,
-// each tier's stale share and its oldest stale read; the stale reads' age
-// and the reads' latency at the clients, as distributions by tier. The
+// each tier's and each replica's stale share and its oldest stale read;
+// the stale reads' age and the reads' latency at the clients, as
+// distributions by tier. The
 // replicas (db_replica) are a tier of their own; a run whose checker ran
 // alone (CheckOnly) has no tier to show: its self-check is a fidelity row.
 func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
@@ -71,8 +72,14 @@ func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 			Latency: ms(lat.P50) + " / " + ms(lat.P99), Clients: "–", Health: health(r.Errors, r)})
 	}
 	var charts []*Chart
+	// Per second, each replica too: where one lags behind the others (a
+	// far region, a partition) its stale reads show in its own line.
+	lines := tiers
+	for i := range c.Replicas {
+		lines = append(lines, named{"replica " + c.Replicas[i].Name, &c.Replicas[i].TierStats, color(len(tiers) + i)})
+	}
 	secs := 0
-	for _, n := range tiers {
+	for _, n := range lines {
 		secs = max(secs, len(n.t.Seconds))
 	}
 	if secs > 0 {
@@ -84,7 +91,7 @@ func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 			YLabel: "% stale", X: x}
 		age := &Chart{ID: id + "-stale-age", Title: "Oldest stale read per second by tier", XLabel: "second of the measured window",
 			YLabel: "age (ms, log)", YLog: true, Points: true, X: x}
-		for _, n := range tiers {
+		for _, n := range lines {
 			t := n.t
 			sh, ag := make([]Num, secs), make([]Num, secs)
 			var served, stale bool

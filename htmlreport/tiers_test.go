@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +163,27 @@ func TestReplicaRowsOnPage(t *testing.T) {
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page has no %q", want)
+		}
+	}
+	// Per second, the replica that served reads has a line of its own in
+	// the stale charts, read from the file; the one that served none has
+	// none.
+	_, charts := tierView("x", f.Doc.Experiments[0])
+	for _, ch := range charts {
+		if ch.ID != "x-stale" && ch.ID != "x-stale-age" {
+			continue
+		}
+		var labels []string
+		for _, s := range ch.Series {
+			labels = append(labels, s.Label)
+		}
+		want := []string{result.ReplicaTier, "replica postgres://postgres@127.0.0.1:5434/taobench"}
+		if !slices.Equal(labels, want) {
+			t.Errorf("chart %s: series %q, want %q", ch.ID, labels, want)
+			continue
+		}
+		if y := ch.Series[1].Y; ch.ID == "x-stale" && (y[0] != 0 || y[1] != 10 || y[2] != 20) {
+			t.Errorf("replica 5434's stale share per second: %v; want 0, 10, 20", y)
 		}
 	}
 }

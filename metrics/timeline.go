@@ -41,6 +41,30 @@ type series struct {
 	// noAnswers: some seconds came from a results file written before
 	// completed and answered were recorded, so NoService cannot be known.
 	noAnswers bool
+	// slices are the measured window by StallSlice, for LongestStall:
+	// requests began (measured ones) and completed and answered (by their
+	// end, warmup ones too) in each. Not written to results files.
+	slices []slice
+}
+
+// StallSlice is LongestStall's resolution: whole seconds (NoService) can
+// show a 2 s outage as a single second, and a stall is judged on its
+// length (--max-stall).
+const StallSlice = 100 * time.Millisecond
+
+type slice struct{ began, completed, answered int64 }
+
+// sliceAt returns the slice of offset d (from the measured window's start),
+// allocating it; nil for one before the window.
+func (t *series) sliceAt(d time.Duration) *slice {
+	if d < 0 {
+		return nil
+	}
+	i := int(min(d/StallSlice, maxLostSeconds*(time.Second/StallSlice)))
+	for len(t.slices) <= i {
+		t.slices = append(t.slices, slice{})
+	}
+	return &t.slices[i]
 }
 
 // index returns the series' slice and position of a sample's second.
@@ -105,8 +129,18 @@ func (t *series) add(x *Sample) {
 		e = t.ending(x.At, x.Latency)
 	}
 	e.completed++
-	if x.Outcome != tao.Error && x.Outcome != tao.Timeout {
+	answered := x.Outcome != tao.Error && x.Outcome != tao.Timeout
+	if answered {
 		e.answered++
+	}
+	if !x.Warmup {
+		t.sliceAt(max(x.At, 0)).began++
+	}
+	if sl := t.sliceAt(x.At + max(x.Latency, 0)); sl != nil {
+		sl.completed++
+		if answered {
+			sl.answered++
+		}
 	}
 	s := t.at(x)
 	s.reqs[x.Class][x.Outcome]++
@@ -157,6 +191,13 @@ func mergeSeconds(dst *[]*second, src []*second) {
 
 func (t *series) merge(o *series) {
 	t.noAnswers = t.noAnswers || o.noAnswers
+	for len(t.slices) < len(o.slices) {
+		t.slices = append(t.slices, slice{})
+	}
+	for i, x := range o.slices {
+		y := &t.slices[i]
+		y.began, y.completed, y.answered = y.began+x.began, y.completed+x.completed, y.answered+x.answered
+	}
 	mergeSeconds(&t.measured, o.measured)
 	mergeSeconds(&t.warmup, o.warmup)
 }
@@ -268,6 +309,46 @@ func (s *Summary) NoServiceSeconds(window time.Duration) (secs []int, known bool
 		inFlight += began - sec.completed
 	}
 	return secs, true
+}
+
+// LongestStall is the longest stretch of a measured window of the given
+// length, to StallSlice, from a request that was due (began, or still
+// running) and not answered to the next answer (or the window's end) in
+// which the database answered none; a stretch spans slices without demand
+// (clients backing off after errors), so an outage whose requests fail at
+// once counts whole. Unlike NoService it does not round an outage down to
+// whole seconds: a 2 s partition measures about 2 s, not the one whole
+// second it may cover. A summary read from a results file (no slices)
+// gives NoService's longest run in whole seconds; known as NoService's.
+func (s *Summary) LongestStall(window time.Duration) (d time.Duration, known bool) {
+	_, longest, known := s.NoService(window)
+	if !known || s.ts.slices == nil {
+		return time.Duration(longest) * time.Second, known
+	}
+	var inFlight int64
+	for _, sec := range s.ts.warmup {
+		if sec != nil {
+			inFlight += sec.began() - sec.completed
+		}
+	}
+	start, most := -1, 0
+	for i := range int(window / StallSlice) {
+		var sl slice
+		if i < len(s.ts.slices) {
+			sl = s.ts.slices[i]
+		}
+		switch {
+		case sl.answered > 0:
+			start = -1
+		case inFlight > 0 || sl.began > 0:
+			if start < 0 {
+				start = i
+			}
+			most = max(most, i-start+1)
+		}
+		inFlight += sl.began - sl.completed
+	}
+	return time.Duration(most) * StallSlice, true
 }
 
 // began is the number of requests that began in the second.

@@ -128,3 +128,39 @@ func outcomeNamed(name string) (tao.Outcome, bool) {
 	}
 	return 0, false
 }
+
+// CodesBySecond is ErrorCodes by measured second: entry i counts the
+// attempts of requests that began in second i of the measured window
+// (nil where there were none), so an outage's codes line up with the
+// per-second rows of the same requests.
+type CodesBySecond []ErrorCodes
+
+// Add counts n attempts of k in second sec (clamped to [0, MaxSeconds)).
+func (c *CodesBySecond) Add(sec int, k ErrorCode, n int64) {
+	if n == 0 {
+		return
+	}
+	sec = min(max(sec, 0), MaxSeconds-1)
+	for len(*c) <= sec {
+		*c = append(*c, nil)
+	}
+	(*c)[sec].Add(k, n)
+}
+
+// Merge adds o to c, second by second.
+func (c *CodesBySecond) Merge(o CodesBySecond) {
+	for s, codes := range o {
+		for k, n := range codes {
+			c.Add(s, k, n)
+		}
+	}
+}
+
+// Sum is every second's codes added up.
+func (c CodesBySecond) Sum() ErrorCodes {
+	var all ErrorCodes
+	for _, codes := range c {
+		all.Merge(codes)
+	}
+	return all
+}

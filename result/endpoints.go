@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/taobench/taobench/metrics"
 )
@@ -16,6 +17,10 @@ type Endpoint struct {
 	Clients    int
 	Summary    *metrics.Summary
 	ErrorCodes ErrorCodes
+	// CodesBySecond is ErrorCodes by the second each request began in;
+	// empty when no attempt failed, or read from a file written before
+	// taobench recorded it.
+	CodesBySecond CodesBySecond
 	// Server is what the endpoint's server counted over the experiment;
 	// nil when the store has no server to ask.
 	Server *ServerUsage
@@ -45,9 +50,10 @@ type jsonEndpoint struct {
 	NoServiceS        *int                        `json:"no_service_s"`
 	LongestNoServiceS *int                        `json:"longest_no_service_s"`
 	Server            *jsonServer                 `json:"server"` // null: no server to ask
-	// PerSecond is derived from Timeline (not read back): the endpoint's
-	// outage and recovery second by second.
-	PerSecond []metrics.SecondFigures `json:"per_second"`
+	// PerSecond is derived from Timeline (not read back, but for each
+	// row's error codes): the endpoint's outage and recovery second by
+	// second.
+	PerSecond []jsonSecond `json:"per_second"`
 
 	Histograms         map[string]metrics.SeriesData `json:"histograms"`
 	ServiceHistograms  map[string]metrics.SeriesData `json:"service_histograms"`
@@ -55,6 +61,14 @@ type jsonEndpoint struct {
 	Counters           *metrics.CountersData         `json:"counters"`
 	Timeline           []metrics.SecondData          `json:"timeline"`
 	Lost               jsonLost                      `json:"lost"`
+}
+
+// jsonSecond is one per_second row: the second's figures and, only where
+// there were any, the codes of its requests' failed attempts, as
+// error_codes has them for the whole run.
+type jsonSecond struct {
+	metrics.SecondFigures
+	ErrorCodes map[string]map[string]int64 `json:"error_codes,omitempty"`
 }
 
 // endpointsJSON converts the experiment's endpoints; [] for a run on one.
@@ -77,7 +91,19 @@ func endpointsJSON(e *Experiment) ([]jsonEndpoint, error) {
 		if x.Timeline == nil {
 			x.Timeline = []metrics.SecondData{}
 		}
-		x.PerSecond = s.PerSecond(e.Measured)
+		x.PerSecond = []jsonSecond{}
+		for _, f := range s.PerSecond(e.Measured) {
+			x.PerSecond = append(x.PerSecond, jsonSecond{SecondFigures: f})
+		}
+		for sec, codes := range ep.CodesBySecond {
+			if len(codes) == 0 {
+				continue
+			}
+			for len(x.PerSecond) <= sec { // past the rows: cannot be, as codes come with requests
+				x.PerSecond = append(x.PerSecond, jsonSecond{SecondFigures: metrics.SecondFigures{Second: len(x.PerSecond)}})
+			}
+			x.PerSecond[sec].ErrorCodes = errorCodesJSON(codes)
+		}
 		if n, longest, known := s.NoService(e.Measured); known {
 			x.NoServiceS, x.LongestNoServiceS = &n, &longest
 		}
@@ -106,8 +132,22 @@ func endpointsFromJSON(xs []jsonEndpoint) ([]Endpoint, error) {
 		if err != nil {
 			return nil, fmt.Errorf("endpoint %d (%s): %w", i+1, x.URL, err)
 		}
+		var bySec CodesBySecond
+		for k, row := range x.PerSecond {
+			c, err := errorCodesFromJSON(row.ErrorCodes)
+			if err != nil {
+				return nil, fmt.Errorf("endpoint %d (%s): per_second row %d: %w", i+1, x.URL, k, err)
+			}
+			for code, n := range c {
+				bySec.Add(k, code, n)
+			}
+		}
+		if bySec != nil && !maps.Equal(bySec.Sum(), codes) {
+			return nil, fmt.Errorf("endpoint %d (%s): its per_second rows' error_codes add up to %v, its error_codes are %v",
+				i+1, x.URL, bySec.Sum().Sorted(), codes.Sorted())
+		}
 		out = append(out, Endpoint{Name: x.URL, Weight: x.Weight, Clients: x.Clients, Summary: sum, ErrorCodes: codes,
-			Server: serverFromJSON(x.Server)})
+			CodesBySecond: bySec, Server: serverFromJSON(x.Server)})
 	}
 	return out, nil
 }
@@ -132,6 +172,7 @@ func mergeEndpoints(m, e []Endpoint) []Endpoint {
 		m[i].Clients += ep.Clients
 		m[i].Summary.Merge(ep.Summary)
 		m[i].ErrorCodes.Merge(ep.ErrorCodes)
+		m[i].CodesBySecond.Merge(ep.CodesBySecond)
 	}
 	return m
 }

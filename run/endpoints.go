@@ -105,9 +105,11 @@ func (g *endpointGroup) summary() *metrics.Summary {
 // result is the group's share of the experiment's result.
 func (g *endpointGroup) result(sum *metrics.Summary, server *result.ServerUsage) result.Endpoint {
 	var codes result.ErrorCodes
+	var bySec result.CodesBySecond
 	for _, c := range g.clients {
 		codes.Merge(c.codes)
+		bySec.Merge(c.codeSecs)
 	}
 	return result.Endpoint{Name: g.ep.Name, Weight: max(g.ep.Weight, 1), Clients: len(g.clients),
-		Summary: sum, ErrorCodes: codes, Server: server}
+		Summary: sum, ErrorCodes: codes, CodesBySecond: bySec, Server: server}
 }

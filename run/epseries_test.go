@@ -4,11 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/store"
+	"github.com/taobench/taobench/store/storetest"
+	"github.com/taobench/taobench/tao"
 )
 
 // TestEndpointsPerSecond: a run over two null endpoints, the second
@@ -101,4 +106,103 @@ func TestEndpointsPerSecond(t *testing.T) {
 		t.Errorf("stalled endpoint: seconds without service %v, want at least 2", stalled)
 	}
 	t.Logf("stalled endpoint's seconds without service: %v", stalled)
+	// The stall measured to 0.1 s: about the store's 3 s on the stalled
+	// endpoint (each stall in the window, less a request's 1 ms), none
+	// on the other.
+	for k, ep := range res.Endpoints {
+		d, known := ep.Sum().LongestStall(res.Measured)
+		t.Logf("%s: longest stall %v", ep.Name, d)
+		if lo, hi := []time.Duration{0, 2800 * time.Millisecond}[k], []time.Duration{500 * time.Millisecond, 3200 * time.Millisecond}[k]; !known || d < lo || d > hi {
+			t.Errorf("%s: longest stall %v (known %v); want %v to %v", ep.Name, d, known, lo, hi)
+		}
+	}
+}
+
+// TestEndpointsCodesPerSecond: the second of two endpoints fails every
+// request with code 57P01 from 1.3 s to 2 s of the run and with 08006
+// from 2 s to 2.7 s. Its per_second rows carry those codes in seconds 1
+// and 2 only, each row's codes matching its errors; rows without errors,
+// and every row of the healthy endpoint, have no error_codes; reading the
+// file back gives the same codes by second.
+func TestEndpointsCodesPerSecond(t *testing.T) {
+	var start time.Time // set before Do; read by the clients only
+	down := errors.New("terminating connection")
+	var eps []Endpoint
+	for i := range 2 {
+		eps = append(eps, Endpoint{Name: fmt.Sprintf("ep%d", i), Weight: 1, Store: storetest.Func{
+			ExecFunc: func(ctx context.Context, req *tao.Request, res *tao.Result) {
+				time.Sleep(time.Millisecond)
+				res.Outcome = tao.OK
+				if at := time.Since(start); i == 1 && at >= 1300*time.Millisecond && at < 2700*time.Millisecond {
+					res.Outcome, res.Err, res.Code = tao.Error, down, "57P01"
+					if at >= 2*time.Second {
+						res.Code = "08006"
+					}
+				}
+			}}})
+	}
+	cfg := testConfig(t, "a", nil)
+	cfg.Endpoints = eps
+	start = time.Now()
+	res := mustDo(t, context.Background(), cfg, Experiment{Threads: 4, Duration: 4 * time.Second})
+	var buf bytes.Buffer
+	if err := result.WriteJSON(&buf, &result.Run{Database: "ep0", Workload: "a", Started: time.Now()}, []*result.Experiment{res}); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Experiments []struct {
+			Endpoints []struct {
+				URL       string
+				PerSecond []map[string]json.RawMessage `json:"per_second"`
+			}
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	wantCode := map[int]string{1: "57P01", 2: "08006"}
+	for k, ep := range doc.Experiments[0].Endpoints {
+		if len(ep.PerSecond) < 4 {
+			t.Fatalf("%s: %d per_second rows, want 4", ep.URL, len(ep.PerSecond))
+		}
+		for i, row := range ep.PerSecond {
+			var errs int64
+			if err := json.Unmarshal(row["errors"], &errs); err != nil {
+				t.Fatal(err)
+			}
+			raw, has := row["error_codes"]
+			t.Logf("%s second %d: %d errors, error_codes %s", ep.URL, i, errs, raw)
+			if !has {
+				if errs > 0 || (k == 1 && wantCode[i] != "") {
+					t.Errorf("%s: second %d: %d errors and no error_codes", ep.URL, i, errs)
+				}
+				continue
+			}
+			var codes map[string]map[string]int64
+			if err := json.Unmarshal(raw, &codes); err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]map[string]int64{"error": {wantCode[i]: errs}}
+			if k == 0 || wantCode[i] == "" || errs == 0 || !reflect.DeepEqual(codes, want) {
+				t.Errorf("%s: second %d: %d errors, error_codes %v; want %v", ep.URL, i, errs, codes, want)
+			}
+		}
+	}
+	back, err := result.ReadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ep := range res.Endpoints {
+		if got := back.Experiments[0].Endpoints[i].CodesBySecond; !reflect.DeepEqual(trimCodes(got), trimCodes(ep.CodesBySecond)) {
+			t.Errorf("%s: codes by second read back as %v, wrote %v", ep.Name, got, ep.CodesBySecond)
+		}
+	}
+}
+
+// trimCodes drops trailing empty seconds, which a file does not keep.
+func trimCodes(c result.CodesBySecond) result.CodesBySecond {
+	for len(c) > 0 && len(c[len(c)-1]) == 0 {
+		c = c[:len(c)-1]
+	}
+	return c
 }

@@ -472,24 +472,25 @@ type bounds struct {
 type client struct {
 	st        store.Store // its endpoint's
 	gen       *gen.Generator
-	rec       *metrics.Recorder  // shared with other clients; see RecordBatch
-	batch     []metrics.Sample   // measured samples not yet handed to rec
-	flushDue  time.Time          // flushEvery after the batch was last handed to rec
-	rng       *rand.Rand         // jitter only
-	first     time.Time          // when the client issued its first request
-	begin     time.Time          // when the current request began (intended, in open loop)
-	actual    time.Time          // when the current request actually began
-	late      bool               // it began more than OvertimeTolerance late
-	sleeper   *clock.Sleeper     // open loop: waits for intended starts; injected delays
-	clk       clock.Mono         // tells a request's start and end
-	inject    *injector          // nil: no injected latency
-	errStreak int                // consecutive requests that ended in Error
-	fid       result.Counters    // what the database returned, for the fidelity rows
-	codes     result.ErrorCodes  // measured attempts by the database's code
-	attempts  []result.ErrorCode // the current request's counted attempts, until it is known measured
-	loss      *firstLoss         // shared; nil keeps no error
-	id        int                // the client's number, for live
-	live      Live               // nil: no live metrics
+	rec       *metrics.Recorder    // shared with other clients; see RecordBatch
+	batch     []metrics.Sample     // measured samples not yet handed to rec
+	flushDue  time.Time            // flushEvery after the batch was last handed to rec
+	rng       *rand.Rand           // jitter only
+	first     time.Time            // when the client issued its first request
+	begin     time.Time            // when the current request began (intended, in open loop)
+	actual    time.Time            // when the current request actually began
+	late      bool                 // it began more than OvertimeTolerance late
+	sleeper   *clock.Sleeper       // open loop: waits for intended starts; injected delays
+	clk       clock.Mono           // tells a request's start and end
+	inject    *injector            // nil: no injected latency
+	errStreak int                  // consecutive requests that ended in Error
+	fid       result.Counters      // what the database returned, for the fidelity rows
+	codes     result.ErrorCodes    // measured attempts by the database's code
+	codeSecs  result.CodesBySecond // the same by the second their request began in
+	attempts  []result.ErrorCode   // the current request's counted attempts, until it is known measured
+	loss      *firstLoss           // shared; nil keeps no error
+	id        int                  // the client's number, for live
+	live      Live                 // nil: no live metrics
 	keys      *fidelity.KeyBuffer
 	board     *raceBoard // nil: no racing inserts
 	bufs      *bigBufs   // lends buffers to requests of more than keepOps operations
@@ -825,6 +826,7 @@ func (c *client) account(ctx context.Context, b *bounds, cut bool, end time.Time
 		c.countObjects()
 		for _, k := range c.attempts {
 			c.codes.Add(k, 1)
+			c.codeSecs.Add(int(s.At/time.Second), k, 1)
 		}
 		// Write-write conflicts are counted here only: the contention
 		// percentages come from these counts (result.Races).

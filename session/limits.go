@@ -18,8 +18,9 @@ type Limits struct {
 	// after all retries are contention, not losses).
 	MaxLostPct float64
 	// MaxStall is the longest stretch of the measured window in which
-	// requests were due and the database answered none (whole seconds of
-	// the per-second series, result.Experiment.NoService).
+	// requests were due and the database answered none, measured to 0.1 s
+	// (metrics.Summary.LongestStall; whole seconds for a summary read from
+	// a file).
 	MaxStall time.Duration
 }
 
@@ -50,9 +51,10 @@ func (l Limits) Check(exps []*result.Experiment) error {
 					i+1, pct, lost, ops, s.Outcome(tao.Error), s.Outcome(tao.Timeout), fmtPct(l.MaxLostPct)))
 			}
 		}
-		if n, longest, known := x.NoService(); known && time.Duration(longest)*time.Second > l.MaxStall {
-			msgs = append(msgs, fmt.Sprintf("experiment %d had no service for %d s in a row (%d s of its %s s window in all): requests were due and the database answered none, longer than Limits.MaxStall %s; raise Limits.MaxStall to accept it",
-				i+1, longest, n, fmtSeconds(x.Measured), l.MaxStall))
+		if stall, known := s.LongestStall(x.Measured); known && stall > l.MaxStall {
+			n, _, _ := x.NoService()
+			msgs = append(msgs, fmt.Sprintf("experiment %d had no service for %.1f s in a row (%d whole seconds of its %s s window in all): requests were due and the database answered none, longer than Limits.MaxStall %s; raise Limits.MaxStall to accept it",
+				i+1, stall.Seconds(), n, fmtSeconds(x.Measured), l.MaxStall))
 		}
 		// Each replica on its own: one that was promoted no longer
 		// replays the primary, and one out of rotation longer than the
@@ -75,9 +77,10 @@ func (l Limits) Check(exps []*result.Experiment) error {
 		// Each endpoint on its own too: a node that went away while the
 		// others answered is an outage of its clients.
 		for _, ep := range x.Endpoints {
-			if n, longest, known := ep.Sum().NoService(x.Measured); known && time.Duration(longest)*time.Second > l.MaxStall {
-				msgs = append(msgs, fmt.Sprintf("experiment %d: endpoint %s had no service for %d s in a row (%d s of the %s s window in all): its clients' requests were due and it answered none, longer than Limits.MaxStall %s; raise Limits.MaxStall to accept it",
-					i+1, ep.Name, longest, n, fmtSeconds(x.Measured), l.MaxStall))
+			if stall, known := ep.Sum().LongestStall(x.Measured); known && stall > l.MaxStall {
+				n, _, _ := ep.Sum().NoService(x.Measured)
+				msgs = append(msgs, fmt.Sprintf("experiment %d: endpoint %s had no service for %.1f s in a row (%d whole seconds of the %s s window in all): its clients' requests were due and it answered none, longer than Limits.MaxStall %s; raise Limits.MaxStall to accept it",
+					i+1, ep.Name, stall.Seconds(), n, fmtSeconds(x.Measured), l.MaxStall))
 			}
 		}
 	}

@@ -35,6 +35,25 @@ func experimentOf(gap, lost map[int]bool) *result.Experiment {
 	return &result.Experiment{Summary: r.Snapshot(), Measured: 10 * time.Second}
 }
 
+// stalled is a healthy experiment (experimentOf) in which the server
+// answers nothing from at for d: every request due then waits until at+d.
+// A stall of 2 s from 3.5 s covers one whole second (4) without an answer.
+func stalled(at, d time.Duration) *result.Experiment {
+	r := metrics.NewRecorder()
+	for s := range 10 {
+		start := time.Duration(s)*time.Second + 100*time.Millisecond
+		for k := range 20 {
+			b := start + time.Duration(k)*50*time.Millisecond
+			lat := time.Millisecond
+			if b >= at && b < at+d {
+				lat = at + d - b
+			}
+			r.Record(&metrics.Sample{Class: tao.Read, Outcome: tao.OK, At: b, Latency: lat})
+		}
+	}
+	return &result.Experiment{Summary: r.Snapshot(), Measured: 10 * time.Second}
+}
+
 func TestLimits(t *testing.T) {
 	l := Limits{MaxLostPct: 1, MaxStall: time.Second}
 	healthy := experimentOf(nil, nil)
@@ -46,8 +65,11 @@ func TestLimits(t *testing.T) {
 		x    *result.Experiment
 		want string
 	}{
-		{"a 3 s outage", experimentOf(map[int]bool{3: true, 4: true, 5: true}, nil), "no service for 3 s in a row"},
-		{"2 s of errors", experimentOf(nil, map[int]bool{6: true, 7: true}), "no service for 2 s in a row"},
+		{"a 3 s outage", experimentOf(map[int]bool{3: true, 4: true, 5: true}, nil), "no service for 3.0 s in a row (3 whole seconds"},
+		// From the first error, 6.1 s, to the next answer, 8.1 s, the
+		// clients idle between: 1.1 s to the end of the slice of 7.1 s.
+		{"2 s of errors", experimentOf(nil, map[int]bool{6: true, 7: true}), "no service for 1.1 s in a row (2 whole seconds"},
+		{"a 2 s stall over one whole second", stalled(3500*time.Millisecond, 2*time.Second), "no service for 2.0 s in a row (1 whole seconds"},
 		{"no request", &result.Experiment{Summary: metrics.NewSummary(), Measured: 10 * time.Second}, "measured no request"},
 	} {
 		err := l.Check([]*result.Experiment{healthy, c.x})
@@ -62,6 +84,12 @@ func TestLimits(t *testing.T) {
 	// 5s accepts the 3 s outage.
 	if err := l.Check([]*result.Experiment{experimentOf(map[int]bool{3: true}, nil)}); err != nil {
 		t.Errorf("a 1 s gap with --max-stall 1s: %v", err)
+	}
+	if err := l.Check([]*result.Experiment{stalled(3500*time.Millisecond, 900*time.Millisecond)}); err != nil {
+		t.Errorf("a 0.9 s stall with --max-stall 1s: %v", err)
+	}
+	if err := (Limits{MaxLostPct: 1, MaxStall: 2500 * time.Millisecond}).Check([]*result.Experiment{stalled(3500*time.Millisecond, 2*time.Second)}); err != nil {
+		t.Errorf("a 2 s stall with --max-stall 2.5s: %v", err)
 	}
 	if err := (Limits{MaxLostPct: 1, MaxStall: 5 * time.Second}).Check([]*result.Experiment{experimentOf(map[int]bool{3: true, 4: true, 5: true}, nil)}); err != nil {
 		t.Errorf("a 3 s gap with --max-stall 5s: %v", err)

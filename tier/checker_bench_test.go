@@ -38,7 +38,7 @@ func BenchmarkCheckerPostgres(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			g, _, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: 20000})
+			g, _, err := s.Graph(ctx, w, session.GraphSpec{Edges: 20000})
 			if err != nil {
 				b.Fatal(err)
 			}

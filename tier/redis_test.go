@@ -34,7 +34,7 @@ func sqliteGraph(t *testing.T, w *workload.Workload, edges int64) (store.Store, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	g, _, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: edges})
+	g, _, err := s.Graph(ctx, w, session.GraphSpec{Edges: edges})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ func TestReplicaStoppedAndPromoted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ps.Close()
-	g, _, err := ps.Graph(ctx, session.GraphSpec{Workload: w, Edges: 1000})
+	g, _, err := ps.Graph(ctx, w, session.GraphSpec{Edges: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ func staleReadsVerified(t *testing.T, urls []string, txn bool, pause func(ctx co
 		t.Fatal(err)
 	}
 	defer ps.Close()
-	g, _, err := ps.Graph(ctx, session.GraphSpec{Workload: w, Edges: 2000})
+	g, _, err := ps.Graph(ctx, w, session.GraphSpec{Edges: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func graphAt(t *testing.T, url string) (store.Store, *graph.Graph) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	g, _, err := s.Graph(ctx, session.GraphSpec{Workload: builtin(t, "o"), Edges: 2000})
+	g, _, err := s.Graph(ctx, builtin(t, "o"), session.GraphSpec{Edges: 2000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
-# Regions on one machine, sourced by bench/cluster/galera and
-# bench/cluster/postgres: every link between two regions (replication and
-# client traffic) goes through a Toxiproxy proxy (github.com/Shopify/toxiproxy)
-# that delays each direction by half the pair's round trip, with jitter.
+# Regions on one machine, sourced by the scripts of bench/cluster: every
+# link between two regions (replication and client traffic) goes through a
+# Toxiproxy proxy (github.com/Shopify/toxiproxy) that delays each
+# direction by half the pair's round trip, with jitter.
 # The kernel here has no netem qdisc, so latency comes from user space.
 # Toxiproxy runs as its own process, driven through its HTTP API with curl:
 # taobench's module does not depend on it.
@@ -153,4 +153,34 @@ partition() {
     echo "$(date -u +%FT%T.%3NZ) healed region $r" >>"$d/partition.log"
   ) </dev/null >/dev/null 2>>"$d/partition.log" &
   echo "region $r cut off from the others in $((at))ms for $((for))ms: ${cut[*]} (log: $d/partition.log)" >&2
+}
+
+# client_links DIR LISTEN_BASE NODE_PORT...: node N (of the ports given, in
+# region N) reached from every other region R through its own proxy,
+# listening on LISTEN_BASE+3(R-1)+(N-1) (host:port ports keep their host);
+# the node ports are kept in DIR/nodes for region_ports. A single-node
+# script gives one port: its node is in region 1, its clients anywhere.
+client_links() {
+  local d=$1 lb=$2 n=0
+  shift 2
+  : >"$d/nodes"
+  for p in "$@"; do
+    n=$((n + 1))
+    echo "$n $p" >>"$d/nodes"
+    for c in 1 2 3; do
+      if [ "$c" != "$n" ]; then link "$d" "client_${c}_$n" $((lb + 3 * (c - 1) + n - 1)) "$p" "$c" "$n"; fi
+    done
+  done
+}
+
+# region_ports DIR R: the port of each node, one a line, as a client in
+# region R reaches it: its own region's node direct, the others through
+# client_links' proxies.
+region_ports() {
+  [[ ${2:-} =~ ^[1-3]$ ]] || { echo "$0: urls DIR --from R: R is a region, 1, 2 or 3" >&2; exit 2; }
+  [ -f "$1/nodes" ] && grep -q '^client_' "$1/links" 2>/dev/null || { echo "$0: $1 has no regions (start it with --regions 3)" >&2; exit 2; }
+  while read -r n p; do
+    [ "$n" != "$2" ] && p=$(awk -v n="client_$2_$n" '$1 == n { print $4 }' "$1/links")
+    echo "${p##*:}"
+  done <"$1/nodes"
 }

@@ -47,7 +47,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	maxLost := 1.0
 	fs.Var(flagx.Percent{P: &maxLost}, "max-error-rate", "exit with status 3 when an experiment loses more than this percentage of its requests to errors and timeouts")
 	maxStall := time.Second
-	fs.Var(durationFlag{&maxStall}, "max-stall", "exit with status 3 when an experiment's measured window holds a stretch longer than this (in whole seconds) in which requests were due and the database answered none")
+	fs.Var(durationFlag{&maxStall}, "max-stall", "exit with status 3 when an experiment's measured window holds a stretch longer than this (measured to 0.1 s) in which requests were due and the database answered none")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -750,7 +750,9 @@ func TestServerOutage(t *testing.T) {
 		const before, outage = 2 * time.Second, 1500 * time.Millisecond
 		out := filepath.Join(t.TempDir(), "out.json")
 		stdout, stderr := newCLISyncBuffer(""), newCLISyncBuffer("experiment 1 of 1")
-		args := []string{"run", "--db", proxied, "--workload", "o", "--threads", "8", "--warmup", "0", "--duration", duration.String(), "--out", out}
+		// --max-stall above the outage: its 1.5 s without an answer is an
+		// outage at the default 1 s (exit 3); here the exit is the losses'.
+		args := []string{"run", "--db", proxied, "--workload", "o", "--threads", "8", "--warmup", "0", "--duration", duration.String(), "--out", out, "--max-stall", "5s"}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		var code int

@@ -56,6 +56,21 @@ func PostgresRegions(t testing.TB, rtt time.Duration, sync bool) *Regions {
 	return &Regions{URLs: urls, RTT: rtt, dir: dir, script: script("postgres")}
 }
 
+// MariaDBRegions starts bench/cluster/mariadb with 3 regions rtt apart: the
+// primary in region 1, its asynchronous replicas in regions 2 and 3.
+func MariaDBRegions(t testing.TB, rtt time.Duration) *Regions {
+	t.Helper()
+	Integration(t)
+	for _, f := range []string{"/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db"} {
+		if _, err := os.Stat(f); err != nil {
+			skipOrFail(t, "%s is missing (apt-get install mariadb-server): no replicas", f)
+		}
+	}
+	urls, dir := cluster(t, "mariadb", []int{0, 10, 20, 23, 26, 97},
+		"--regions", "3", "--rtt", fmt.Sprint(rtt.Milliseconds(), "ms"))
+	return &Regions{URLs: urls, RTT: rtt, dir: dir, script: script("mariadb")}
+}
+
 // From returns the nodes' URLs as a client in region r (from 1) reaches
 // them: its own region's direct, the others through their proxies.
 func (r *Regions) From(t testing.TB, region int) []string {

@@ -50,7 +50,7 @@ func TestSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	g, _, err := s.Graph(ctx, session.GraphSpec{Workload: w, Edges: 10_000})
+	g, _, err := s.Graph(ctx, w, session.GraphSpec{Edges: 10_000})
 	if err != nil {
 		t.Fatal(err)
 	}
