@@ -86,7 +86,7 @@ func TestResourcesNull(t *testing.T) {
 // PostgreSQL's are the test database's own; MariaDB's are server-wide, so
 // other clients can only add to them.
 func TestServerResources(t *testing.T) {
-	srvEachParallel(t, func(t *testing.T, s srvServer) {
+	srvEach(t, func(t *testing.T, s srvServer) {
 		e := resRun(t, s.fresh(t))
 		su := e.Resources.Server
 		if su == nil || su.Error != "" {

@@ -51,7 +51,8 @@ func srvEach(t *testing.T, f func(t *testing.T, s srvServer)) {
 // srvEachParallel is srvEach with the two servers' subtests in parallel:
 // for a test whose clients stay within one server's connections while no
 // other test of the package runs (a sequential test), and whose
-// assertions take no timing.
+// assertions take no timing. (Not TestServerResources: PostgreSQL's table
+// counters it reads lag a loaded server's writes.)
 func srvEachParallel(t *testing.T, f func(t *testing.T, s srvServer)) {
 	t.Helper()
 	t.Run("postgres", func(t *testing.T) {
