@@ -27,17 +27,21 @@ type ownEngine struct {
 	db   *sql.DB
 }
 
-// ownEach runs f per engine on a fresh database.
+// ownEach runs f per engine on a fresh database, the engines in parallel:
+// each is a server (or file) of its own, and f's work waits on it.
 func ownEach(t *testing.T, f func(t *testing.T, e ownEngine)) {
 	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
 		path := filepath.Join(t.TempDir(), "user.db")
 		f(t, ownOpen(t, "sqlite", "sqlite:"+path, "sqlite", path))
 	})
 	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
 		raw := testenv.FreshPostgres(t, testenv.PostgresURL(t))
 		f(t, ownOpen(t, "postgres", raw, "pgx", raw))
 	})
 	t.Run("mysql", func(t *testing.T) {
+		t.Parallel()
 		raw := testenv.FreshMySQL(t, testenv.MySQLURL(t))
 		u, err := url.Parse(raw)
 		if err != nil {

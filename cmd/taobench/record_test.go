@@ -39,13 +39,14 @@ func TestCLIRunsPrintTheirSeeds(t *testing.T) {
 // TestCLIInterruptedLoad: a load cut short is recorded as loading; run and
 // validate refuse it and say how to resume; check reports it; the same
 // load again resumes it, and then everything holds. The load reports at
-// once when the graph is recorded as loading; 200,000 edges on one loader
-// take over a second, and the test interrupts at that first report.
+// once when the graph is recorded as loading; 50,000 edges on one loader
+// take a good part of a second, and the test interrupts at that first
+// report (a load that ends first fails it: exit 0, not 130).
 func TestCLIInterruptedLoad(t *testing.T) {
 	cliHome(t)
 	dir := t.TempDir()
 	db := "sqlite:" + filepath.Join(dir, "l.db")
-	args := []string{"load", "--db", db, "--edges", "200000", "--load-threads", "1"}
+	args := []string{"load", "--db", db, "--edges", "50000", "--load-threads", "1"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var stdout cliSyncBuffer
@@ -66,7 +67,7 @@ func TestCLIInterruptedLoad(t *testing.T) {
 
 	r := cliRun(t, "run", "--db", db, "--warmup", "0", "--duration", "0.2")
 	if r.code != 2 || strings.Contains(r.stderr, "experiment 1") || !strings.Contains(r.stderr, "interrupted load") ||
-		!strings.Contains(r.stderr, "taobench load --workload o --edges 200000 --seed 1") || !strings.Contains(r.stderr, "--drop") {
+		!strings.Contains(r.stderr, "taobench load --workload o --edges 50000 --seed 1") || !strings.Contains(r.stderr, "--drop") {
 		t.Errorf("run on an interrupted load: want exit 2 before any experiment, saying how to resume or start over\n%v", r)
 	}
 	if strings.Contains(r.stderr, "holds no graph yet") {
@@ -88,7 +89,7 @@ func TestCLIInterruptedLoad(t *testing.T) {
 		t.Errorf("run after the resumed load: %v", r)
 	}
 	r = cliRun(t, "info", "--db", db)
-	for _, want := range []string{"graph of workload", "200000", "complete", "run numbers reserved  1"} {
+	for _, want := range []string{"graph of workload", "50000", "complete", "run numbers reserved  1"} {
 		if r.code != 0 || !strings.Contains(r.stdout, want) {
 			t.Errorf("info lacks %q\n%v", want, r)
 		}

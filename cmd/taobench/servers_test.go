@@ -48,6 +48,23 @@ func srvEach(t *testing.T, f func(t *testing.T, s srvServer)) {
 	t.Run("mysql", func(t *testing.T) { f(t, srvServer{"mysql", testenv.MySQLURL(t)}) })
 }
 
+// srvEachParallel is srvEach with the two servers' subtests in parallel:
+// for a test whose clients stay within one server's connections while no
+// other test of the package runs (a sequential test), and whose
+// assertions take no timing. (Not TestServerResources: PostgreSQL's table
+// counters it reads lag a loaded server's writes.)
+func srvEachParallel(t *testing.T, f func(t *testing.T, s srvServer)) {
+	t.Helper()
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		f(t, srvServer{"postgres", testenv.PostgresURL(t)})
+	})
+	t.Run("mysql", func(t *testing.T) {
+		t.Parallel()
+		f(t, srvServer{"mysql", testenv.MySQLURL(t)})
+	})
+}
+
 // fresh creates a database for this test, dropped when it ends.
 func (s srvServer) fresh(t *testing.T) string {
 	t.Helper()
@@ -342,7 +359,7 @@ func TestServerRepeatedRuns(t *testing.T) {
 // edge of a bidirectional type planted without its inverse makes check fail
 // and name the invariant and the edge.
 func TestServerCheck(t *testing.T) {
-	srvEach(t, func(t *testing.T, s srvServer) {
+	srvEachParallel(t, func(t *testing.T, s srvServer) {
 		dbURL := s.fresh(t)
 		srvLoad(t, dbURL, "a", 5000)
 		out := filepath.Join(t.TempDir(), "out.json")
@@ -421,7 +438,7 @@ func TestServerCheckEdgeWrites(t *testing.T) {
 	if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srvEach(t, func(t *testing.T, s srvServer) {
+	srvEachParallel(t, func(t *testing.T, s srvServer) {
 		dbURL := s.fresh(t)
 		srvLoad(t, dbURL, file, 3000)
 		out := filepath.Join(t.TempDir(), "out.json")

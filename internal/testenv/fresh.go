@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,6 +38,31 @@ func redact(raw string) string {
 // any connections still open to it, when the test ends.
 func FreshPostgres(t testing.TB, admin string) string {
 	t.Helper()
+	return createPostgres(t, admin, "")
+}
+
+// ClonePostgres is FreshPostgres with the new database a copy of the
+// database at from (a URL FreshPostgres returned, on admin's server): a
+// loaded graph copied in the server, far faster than loading it again.
+// Nothing may be connected to from meanwhile (PostgreSQL's rule for a
+// template): close every pool on it first.
+func ClonePostgres(t testing.TB, admin, from string) string {
+	t.Helper()
+	u, err := url.Parse(from)
+	if err != nil {
+		t.Fatalf("database URL %s: %v", redact(from), err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	if !strings.HasPrefix(name, "taobench_test_") || strings.ContainsAny(name, "/\"") {
+		t.Fatalf("ClonePostgres copies a database FreshPostgres created, not %q", name)
+	}
+	return createPostgres(t, admin, name)
+}
+
+// createPostgres is FreshPostgres, the new database a copy of template
+// unless it is "".
+func createPostgres(t testing.TB, admin, template string) string {
+	t.Helper()
 	shareServers(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -45,7 +71,11 @@ func FreshPostgres(t testing.TB, admin string) string {
 		t.Fatalf("connect %s: %v", redact(admin), err)
 	}
 	name := UniqueName()
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	create := "CREATE DATABASE " + name
+	if template != "" {
+		create += " TEMPLATE " + template
+	}
+	if _, err := conn.Exec(ctx, create); err != nil {
 		conn.Close(context.Background())
 		t.Fatalf("create database %s on %s: %v", name, redact(admin), err)
 	}
