@@ -358,8 +358,8 @@ func damage(t *testing.T, w *workload.Workload, fresh func(t *testing.T) (string
 			// Check only where an invariant covers the damage: elsewhere
 			// its verdict is not the test's (its scan, the suite's time).
 			var cerr error
+			var out string
 			if c.check {
-				var out string
 				if out, cerr = checkDB(t, url); cerr == nil {
 					t.Errorf("check passes the damage (%d rows changed), want it failed\n%s", changed, out)
 				}
