@@ -119,8 +119,8 @@ func TestEndpointsPerSecond(t *testing.T) {
 }
 
 // TestEndpointsCodesPerSecond: the second of two endpoints fails every
-// request with code 57P01 from 1.3 s to 2 s of the run and with 08006
-// from 2 s to 2.7 s. Its per_second rows carry those codes in seconds 1
+// request with code 57P01 from 1.3 s to 1.7 s of the run and with 08006
+// from 2.3 s to 2.7 s. Its per_second rows carry those codes in seconds 1
 // and 2 only, each row's codes matching its errors; rows without errors,
 // and every row of the healthy endpoint, have no error_codes; reading the
 // file back gives the same codes by second.
@@ -133,11 +133,17 @@ func TestEndpointsCodesPerSecond(t *testing.T) {
 			ExecFunc: func(ctx context.Context, req *tao.Request, res *tao.Result) {
 				time.Sleep(time.Millisecond)
 				res.Outcome = tao.OK
-				if at := time.Since(start); i == 1 && at >= 1300*time.Millisecond && at < 2700*time.Millisecond {
+				// Each code in the middle of its second, 300 ms from
+				// either end: start is taken a little before the
+				// measured window opens, and a request is counted in the
+				// second it began, before this sleep.
+				at := time.Since(start)
+				switch {
+				case i != 1:
+				case at >= 1300*time.Millisecond && at < 1700*time.Millisecond:
 					res.Outcome, res.Err, res.Code = tao.Error, down, "57P01"
-					if at >= 2*time.Second {
-						res.Code = "08006"
-					}
+				case at >= 2300*time.Millisecond && at < 2700*time.Millisecond:
+					res.Outcome, res.Err, res.Code = tao.Error, down, "08006"
 				}
 			}}})
 	}

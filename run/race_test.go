@@ -235,8 +235,11 @@ func TestSkewAtTheDatabase(t *testing.T) {
 			t.Errorf("%s: %.3f against %.3f (tolerance %.3f)", f, r.Observed, r.Target, r.Tolerance)
 		}
 	}
-	if r := rows["reads on the top 1% of keys"]; r.Observed < 0.1 || r.Verdict != result.Pass {
-		t.Errorf("reads on the top 1%% of keys %.3f (%s); want TAO's skew (exact keys, split-half), far above uniform access's 0.01", r.Observed, r.Verdict)
+	// The model's own target moves with the keys a short run touches
+	// (0.097 to 0.108 seen); five times uniform access's share tells the
+	// two apart whatever the run's length.
+	if r := rows["reads on the top 1% of keys"]; r.Observed < 0.05 || r.Verdict != result.Pass {
+		t.Errorf("reads on the top 1%% of keys %.3f (%s); want TAO's skew (exact keys, split-half), at least five times uniform access's 0.01", r.Observed, r.Verdict)
 	}
 }
 
