@@ -116,20 +116,24 @@ func draw(plan *gen.Plan, nodes int64, sizes []int64, at func(int64, *result.Key
 		for ; drawn < n; drawn++ {
 			g.Next(&req)
 			b.Add(&req)
-			// As if the database found what it read and updated and
-			// inserted what it added: the generator aims later writes with
-			// preconditions at keys it remembers, as in a run.
-			res.Reset(len(req.Ops))
-			res.Outcome = tao.OK
-			for i := range req.Ops {
-				k := req.Ops[i].Kind
-				res.Ops[i].Found, res.Ops[i].Version = k != tao.EdgeAdd && k != tao.ObjAdd, 1
-			}
-			g.Observe(&req, &res)
+			observeOK(g, &req, &res)
 		}
 		b.Flush()
 		at(n, t.Stats())
 	}
+}
+
+// observeOK tells g that req was answered as if the database found what
+// it read and updated and inserted what it added: the generator aims
+// later writes with preconditions at keys it remembers, as in a run.
+func observeOK(g *gen.Generator, req *tao.Request, res *tao.Result) {
+	res.Reset(len(req.Ops))
+	res.Outcome = tao.OK
+	for i := range req.Ops {
+		k := req.Ops[i].Kind
+		res.Ops[i].Found, res.Ops[i].Version = k != tao.EdgeAdd && k != tao.ObjAdd, 1
+	}
+	g.Observe(req, res)
 }
 
 // HotTxnDraws is how many write transactions HotWriteTxnKeys draws: about
@@ -158,13 +162,7 @@ func HotWriteTxnKeys(plan *gen.Plan, nodes, n int64) (hot []result.KeyCount, obj
 		for i := range req.Ops {
 			of[fidelity.KeyOf(&req.Ops[i])] = req.Ops[i].ID1
 		}
-		res.Reset(len(req.Ops))
-		res.Outcome = tao.OK
-		for i := range req.Ops {
-			k := req.Ops[i].Kind
-			res.Ops[i].Found, res.Ops[i].Version = k != tao.EdgeAdd && k != tao.ObjAdd, 1
-		}
-		g.Observe(&req, &res)
+		observeOK(g, &req, &res)
 	}
 	b.Flush()
 	hot = t.Stats().Classes[result.KeyWriteTxns].Hot
