@@ -60,7 +60,7 @@ func (s *Store) txnTiered(ctx context.Context, req *tao.Request, res *tao.Result
 		if x.in(begin.UnixNano()) {
 			for i := range req.Ops {
 				if want[i] {
-					x.miss(s.tao.why(ctx, x.ns, &req.Ops[i], err), 1)
+					s.missed(x, req.Ops[i], err)
 				}
 			}
 		}

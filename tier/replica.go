@@ -515,4 +515,8 @@ func (s *Store) settle(x *experiment) {
 			time.Sleep(time.Millisecond)
 		}
 	}
+	// Each lookup of a miss's cause is bounded by a second (missed).
+	for x.whys.Load() > 0 && time.Now().Before(deadline.Add(2*time.Second)) {
+		time.Sleep(time.Millisecond)
+	}
 }

@@ -156,8 +156,10 @@ type experiment struct {
 	// misses are the reads drawn to a cache that reached the database,
 	// by cause (result.Consistency.Misses); under mu.
 	misses map[string]int64
-	mu     sync.Mutex
-	c      result.Consistency
+	// whys are the misses whose cause is still being looked up (missed).
+	whys atomic.Int64
+	mu   sync.Mutex
+	c    result.Consistency
 	// reps are the replicas' rows, by replica (c.Replicas when it ends).
 	reps []result.ReplicaStats
 	// chk are the database's reads with the checker alone, in shards
@@ -536,7 +538,7 @@ func (s *Store) read(ctx context.Context, req *tao.Request, res *tao.Result) {
 		e, ok, err = s.tao.get(ctx, x.ns, ck)
 		tr.failed[tao.TierTAO] = err != nil
 		if !ok && x.in(begin.UnixNano()) {
-			x.miss(s.tao.why(ctx, x.ns, op, err), 1)
+			s.missed(x, *op, err)
 		}
 		if ok {
 			tr.served = tao.TierTAO
@@ -930,11 +932,28 @@ func (x *experiment) miss(cause string, n int64) {
 	x.mu.Unlock()
 }
 
+// missed counts read op's miss by its cause. An edge's or a list's cause
+// takes one more Redis round trip, made off the request's path so that
+// the read's latency is its own; settle waits for them.
+func (s *Store) missed(x *experiment, op tao.Op, err error) {
+	if err != nil || op.Kind == tao.ObjRead || op.Kind == tao.EdgeTimeRead {
+		x.miss(s.tao.why(context.Background(), x.ns, &op, err), 1) // no round trip
+		return
+	}
+	x.whys.Add(1)
+	go func() {
+		defer x.whys.Add(-1)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		x.miss(s.tao.why(ctx, x.ns, &op, nil), 1)
+	}()
+}
+
 // why is why the tao tier did not answer read op (result.Consistency.
 // Misses): its lookup failed (err), or it held no entry of the op's kind;
 // for a list's entry, whether it held nothing of the list ("_gone") or
 // the list was one the prefill could not read whole ("_long": its count
-// alone). One more round trip, on a miss only.
+// alone). One more round trip for an edge or a list (missed).
 func (t *taoTier) why(ctx context.Context, ns string, op *tao.Op, err error) string {
 	if err != nil {
 		return "redis"
