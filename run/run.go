@@ -219,7 +219,13 @@ func Do(ctx context.Context, cfg Config, e Experiment) (*result.Experiment, erro
 	ended := make(chan struct{}, len(clients))
 	for _, c := range clients {
 		go func() {
-			if c.loop(ctx, execCtx, &cfg, b) {
+			// Each client's requests carry a context of its own, a child of
+			// execCtx: a driver that watches every query's context (pgx
+			// registers on it, and unregisters, per query) then takes the
+			// client's own lock, not one lock all the clients contend for.
+			cctx, ccancel := context.WithCancel(execCtx)
+			defer ccancel()
+			if c.loop(ctx, cctx, &cfg, b) {
 				ended <- struct{}{}
 			}
 		}()
