@@ -28,14 +28,15 @@ const (
 // fidelity/expect.KeyTargets, KeyTargetsAt): the
 // share of each class's operations on its top 1% of keys, how many hot
 // write keys are hot read keys too, and how many pairs of hot
-// write-transaction keys share a shard, beside random placement
+// write-transaction keys (hot write keys, for a workload without write
+// transactions: ColocClass) share a shard, beside uniform placement
 // (colocationRow). Nothing when c has no key table.
 //
 // Keys are exact (KeyOf), the top set 1% of the keys the class touched,
-// chosen on one half of the requests and measured on the other; placement
-// is the workload's primary_shards weights, which the colocation row's
-// random baseline places keys by.
-func KeyRows(c *result.Counters, exp *result.KeyTargets, placement []float64) []result.FidelityRow {
+// chosen on one half of the requests and measured on the other; shards
+// is the workload's shard count (workload.Workload.Shards), over which
+// the colocation row's baseline places as many keys uniformly.
+func KeyRows(c *result.Counters, exp *result.KeyTargets, shards int) []result.FidelityRow {
 	k := c.Keys
 	if k == nil || exp == nil {
 		return nil
@@ -90,8 +91,11 @@ func KeyRows(c *result.Counters, exp *result.KeyTargets, placement []float64) []
 		rows = append(rows, setRow("hot write keys also hot read keys", exp.HotOverlap, o, n,
 			"TAOBench §3.2, Fig. 3: over 99.0% of hot Like write keys are read less than once a day"))
 	}
-	if wt := &k.Classes[result.KeyWriteTxns]; enough(result.KeyWriteTxns) {
-		rows = append(rows, colocationRow(wt.Hot, exp.HotColocated, placement))
+	// The run and the plan's draws agree on the class: a run of a workload
+	// with write transactions and a plan's draws without any (or the
+	// reverse) have too few keys for the row either way.
+	if cl := ColocClass(k.Classes[result.KeyWriteTxns].Keys + exp.Keys[result.KeyWriteTxns]); enough(cl) {
+		rows = append(rows, colocationRow(k.Classes[cl].Hot, exp.HotColocated, shards, cl))
 	}
 	return rows
 }
@@ -138,7 +142,8 @@ func overlap(a, b []result.KeyCount) (int64, int64) {
 const minTouched = 200
 
 // KeyTargetsOf returns the targets of the plan's own draws counted into
-// k (fidelity/expect.Keys).
+// k (fidelity/expect.Keys); HotColocated is of the hot keys of the class
+// ColocClass picks by k.
 func KeyTargetsOf(k *result.KeyStats) result.KeyTargets {
 	t := result.KeyTargets{Requests: k.Requests, TopN: k.TopN}
 	for cl := range result.NumKeyClasses {
@@ -146,7 +151,7 @@ func KeyTargetsOf(k *result.KeyStats) result.KeyTargets {
 		t.Keys[cl] = k.Classes[cl].Keys
 	}
 	t.HotOverlap = ratio(overlap(k.Classes[result.KeyWrites].Hot, k.Classes[result.KeyReads].Hot))
-	t.HotColocated, _ = pairsColocated(k.Classes[result.KeyWriteTxns].Hot)
+	t.HotColocated, _ = pairsColocated(k.Classes[ColocClass(k.Classes[result.KeyWriteTxns].Keys)].Hot)
 	return t
 }
 
@@ -192,7 +197,7 @@ func Rows(w *workload.Workload, t *result.Targets, c *result.Counters) []result.
 	rows = append(rows, ObjectRows(t, c)...)
 	if c.Keys != nil && CheckKeys(w) {
 		exp, note, ok := KeyTargetsAt(t.Keys, c.Keys.Requests)
-		kr := KeyRows(c, exp, w.PrimaryShards.Weights)
+		kr := KeyRows(c, exp, w.Shards())
 		for i := range kr {
 			if note != "" {
 				kr[i].Note += "; " + note

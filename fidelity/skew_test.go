@@ -119,7 +119,7 @@ func TestKeyRowsSelfConsistent(t *testing.T) {
 		p1, g := plan(t, w, 1)
 		p2, _ := plan(t, w, 2)
 		c := &result.Counters{Keys: expect.Keys(p1, g.Nodes(), skewRequests)}
-		rows := fidelity.KeyRows(c, keyTargets(p2, g.Nodes(), skewRequests), w.PrimaryShards.Weights)
+		rows := fidelity.KeyRows(c, keyTargets(p2, g.Nodes(), skewRequests), w.Shards())
 		for _, r := range rows {
 			t.Logf("%s: %-45s target %.4f observed %.4f tol %.4f n %d %s", name, r.Figure, r.Target, r.Observed, r.Tolerance, r.N, r.Verdict)
 			if r.Failed() {
@@ -158,7 +158,7 @@ func TestKeyRowsCatchUniformAccess(t *testing.T) {
 		pw, g := plan(t, w, 1)
 		pu, _ := plan(t, u, 2)
 		counters := &result.Counters{Keys: expect.Keys(pu, g.Nodes(), skewRequests)}
-		rows := fidelity.KeyRows(counters, keyTargets(pw, g.Nodes(), skewRequests), w.PrimaryShards.Weights)
+		rows := fidelity.KeyRows(counters, keyTargets(pw, g.Nodes(), skewRequests), w.Shards())
 		for _, r := range rows {
 			t.Logf("%s uniform: %-45s target %.4f observed %.4f tol %.4f n %d %s", c.name, r.Figure, r.Target, r.Observed, r.Tolerance, r.N, r.Verdict)
 		}
@@ -179,24 +179,45 @@ func hotOn(n int, shard func(i int) int) []result.KeyCount {
 	return l
 }
 
-// TestColocationAgainstRandomPlacement: hot write-transaction keys
-// colocated as the model places them pass the colocation row; the same
-// number of keys placed at random by primary_shards fail it, though most
-// of them share a shard with another (workload a puts 58% of its objects
-// on shard 0); a model no more colocated than random placement is skipped.
-func TestColocationAgainstRandomPlacement(t *testing.T) {
+// uniformPlaced is w with its keys placed uniformly over its shards (hash
+// placement): every primary_shards weight equal.
+func uniformPlaced(w *workload.Workload) *workload.Workload {
+	for i := range w.PrimaryShards.Weights {
+		w.PrimaryShards.Weights[i] = 1
+	}
+	return w
+}
+
+// uniformShards are n keys' shards drawn uniformly over shards by rng:
+// keys moved to random shards.
+func uniformShards(rng *randdist.Rand, n, shards int) []int {
+	s := make([]int, n)
+	for i := range s {
+		s[i] = int(rng.Uint64N(uint64(shards)))
+	}
+	return s
+}
+
+// TestColocationAgainstUniformPlacement: the colocation row judges hot
+// keys against uniform placement over the workload's shards (what hash
+// placement gives, TAOBench Fig. 9's contrast): keys on one shard pass;
+// keys where workload a's primary_shards put them (58% of objects on
+// shard 0) pass against a model that places them so; the same number of
+// keys moved to uniformly random shards fail, though nearly every one
+// shares its shard with another; a model no more colocated than uniform
+// placement is skipped.
+func TestColocationAgainstUniformPlacement(t *testing.T) {
 	t.Parallel()
 	w, err := workload.Builtin("a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	weights := w.PrimaryShards.Weights
-	rows := func(hot []result.KeyCount, target float64) result.FidelityRow {
+	row := func(hot []result.KeyCount, target float64) result.FidelityRow {
 		k := &result.KeyStats{Requests: skewRequests, TopN: len(hot)}
 		k.Classes[result.KeyWriteTxns] = result.KeyClass{Ops: [2]int64{1000, 1000}, Keys: 100 * int64(len(hot)), TopN: len(hot), Top: hot, Hot: hot}
 		exp := &result.KeyTargets{Requests: skewRequests, TopN: len(hot), HotColocated: target}
 		exp.Keys[result.KeyWriteTxns] = 100 * int64(len(hot))
-		for _, r := range fidelity.KeyRows(&result.Counters{Keys: k}, exp, weights) {
+		for _, r := range fidelity.KeyRows(&result.Counters{Keys: k}, exp, w.Shards()) {
 			if r.Figure == "hot write_txn key pairs sharing a shard" {
 				t.Logf("%-45s target %.4f observed %.4f tol %.4f n %d %s: %s", r.Figure, r.Target, r.Observed, r.Tolerance, r.N, r.Verdict, r.Note)
 				return r
@@ -205,39 +226,80 @@ func TestColocationAgainstRandomPlacement(t *testing.T) {
 		t.Fatal("no colocation row")
 		return result.FidelityRow{}
 	}
-	// The model: 40 hot keys on one shard (as TAO's product group 1
-	// nearly has them, Fig. 9).
-	colocated := hotOn(40, func(int) int { return 1 })
-	if r := rows(colocated, 1); r.Verdict != result.Pass {
+	// 40 hot keys on one shard (as TAO's product group 1 nearly has
+	// them, Fig. 9).
+	if r := row(hotOn(40, func(int) int { return 1 }), 1); r.Verdict != result.Pass {
 		t.Errorf("colocated keys as the model places them: %s, want pass", r.Verdict)
 	}
-	// Random placement by primary_shards: most keys share a shard, the
-	// pairs are no more on one shard than chance puts them.
+	// Where a's primary_shards put keys: concentrated, against hash
+	// placement.
 	rng := randdist.NewRand(5)
-	cum, acc := make([]float64, len(weights)), 0.0
-	var sum float64
-	for _, x := range weights {
-		sum += x
+	primary, err := randdist.NewAlias(w.PrimaryShards.Weights)
+	if err != nil {
+		t.Fatal(err)
 	}
-	for i, x := range weights {
-		acc += x / sum
-		cum[i] = acc
+	weighted := hotOn(40, func(int) int { return primary.Draw(&rng) })
+	r := row(weighted, fidelity.HotColocated(weighted))
+	if r.Verdict != result.Pass || !strings.Contains(r.Note, "uniform placement of 40 keys over the workload's 50 shards") {
+		t.Errorf("keys placed by a's primary_shards, as the model places them: %s, want pass against uniform placement over 50 shards", r.Verdict)
 	}
-	random := hotOn(40, func(int) int {
-		u := rng.Float64()
-		for s, c := range cum {
-			if u < c {
-				return s
+	// Moved to uniformly random shards.
+	on := uniformShards(&rng, 40, w.Shards())
+	random := hotOn(40, func(i int) int { return on[i] })
+	if r := row(random, 1); r.Verdict != result.Fail {
+		t.Errorf("keys moved to random shards: %s, want fail", r.Verdict)
+	}
+	if r := row(random, fidelity.HotColocated(weighted)); r.Verdict != result.Fail {
+		t.Errorf("keys moved to random shards against a's placement: %s, want fail", r.Verdict)
+	}
+	// A model at uniform placement's own share: nothing to tell.
+	if r := row(random, fidelity.HotColocated(random)); r.Verdict != result.Skipped {
+		t.Errorf("a model no more colocated than uniform placement: %s, want skipped", r.Verdict)
+	}
+}
+
+// TestColocationRowOfModels: a run's colocation row on the hot keys of
+// workload a (its write transactions) and of tao (no write transactions:
+// its writes) passes against the model at another seed and fails when
+// the keys were drawn with uniform access and placed uniformly over the
+// shards (a workload built so). A run's own hot set is too small for the
+// row at these sizes (a's write transactions at 262,144 requests: 6
+// keys, skipped), so the hot sets are the plan's class drawn alone
+// (expect.HotWriteKeys), counted into the table a run fills.
+func TestColocationRowOfModels(t *testing.T) {
+	t.Parallel()
+	const coloc = "hot write_txn key pairs sharing a shard"
+	for _, c := range []struct {
+		name  string
+		class tao.Class
+		cl    int
+		keys  string
+	}{{"a", tao.WriteTxn, result.KeyWriteTxns, "write-transaction keys"}, {"tao", tao.Write, result.KeyWrites, "writes of any kind"}} {
+		w, u := skewed(t, c.name)
+		pw, g := plan(t, w, 2)
+		model, _ := expect.HotWriteKeys(pw, g.Nodes(), expect.HotTxnDraws, c.class)
+		exp := &result.KeyTargets{Requests: skewRequests, TopN: len(model), HotColocated: fidelity.HotColocated(model)}
+		exp.Keys[c.cl] = 100 * int64(len(model))
+		for _, run := range []struct {
+			name string
+			w    *workload.Workload
+			want string
+		}{{"the model at another seed", w, result.Pass}, {"uniform access and placement", uniformPlaced(u), result.Fail}} {
+			p, _ := plan(t, run.w, 1)
+			hot, _ := expect.HotWriteKeys(p, g.Nodes(), expect.HotTxnDraws, c.class)
+			k := &result.KeyStats{Requests: skewRequests, TopN: len(hot)}
+			k.Classes[c.cl] = result.KeyClass{Ops: [2]int64{1000, 1000}, Keys: 100 * int64(len(hot)), TopN: len(hot), Top: hot, Hot: hot}
+			r := result.FidelityRow{Verdict: "absent"}
+			for _, x := range fidelity.KeyRows(&result.Counters{Keys: k}, exp, w.Shards()) {
+				if x.Figure == coloc {
+					r = x
+				}
+			}
+			t.Logf("%s, %s: target %.4f observed %.4f tol %.4f n %d %s: %s", c.name, run.name, r.Target, r.Observed, r.Tolerance, r.N, r.Verdict, r.Note)
+			if r.Verdict != run.want || !strings.Contains(r.Note, c.keys) {
+				t.Errorf("%s, %s: colocation row %q, want %s on hot %s", c.name, run.name, r.Verdict, run.want, c.keys)
 			}
 		}
-		return len(cum) - 1
-	})
-	if r := rows(random, 1); r.Verdict != result.Fail {
-		t.Errorf("keys placed at random: %s, want fail", r.Verdict)
-	}
-	// A model at random placement's own share: nothing to tell.
-	if r := rows(random, 0.35); r.Verdict != result.Skipped {
-		t.Errorf("a model no more colocated than random: %s, want skipped", r.Verdict)
 	}
 }
 
@@ -327,25 +389,19 @@ func TestRaceRows(t *testing.T) {
 	}
 }
 
-// TestPlacedColocation: the colocation row of validate --db (hot
-// write-transaction keys of the plan's own write transactions, placed as
-// the database holds them) has enough keys on workload a (a short run's
-// transactions give 6 or 7). a's model puts them no more on one shard than
-// random placement by primary_shards does (the Zipf is per shard, and
-// small shards' top ranks are as hot as shard 0's): the row is skipped,
-// saying so. A model that colocates them (all on shard 0) passes with the
-// database placing them so, and fails with the same keys placed at random
-// (a database that lost the placement), with the hot keys of uniform
-// access, and with uniform access placed at random.
+// TestPlacedColocation: the colocation row of validate --db (hot keys of
+// the plan's own write transactions, or of its writes for tao, which has
+// none, placed as the database holds them) passes on workload a and on
+// tao with the database holding the keys where their ids place them: the
+// models concentrate them (primary_shards puts 58% of objects on shard
+// 0) far past uniform placement over their 50 shards. It fails with the
+// hot keys of a workload of uniform access and uniform placement (built
+// here) against a's and tao's models, with the models' keys moved to
+// uniformly random shards, and with half of them not found at their ids
+// (moved off them); that workload's own model, no more colocated than
+// uniform placement, is skipped.
 func TestPlacedColocation(t *testing.T) {
 	t.Parallel()
-	w, uniform := skewed(t, "a")
-	p, g := plan(t, w, 1)
-	hot, _ := expect.HotWriteTxnKeys(p, g.Nodes(), expect.HotTxnDraws)
-	if len(hot) < 40 {
-		t.Fatalf("%d hot write-transaction keys from %d transactions, want 40 or more", len(hot), expect.HotTxnDraws)
-	}
-	weights := w.PrimaryShards.Weights
 	placed := func(l []result.KeyCount) []int {
 		s := make([]int, len(l))
 		for i, x := range l {
@@ -353,48 +409,45 @@ func TestPlacedColocation(t *testing.T) {
 		}
 		return s
 	}
-	r := fidelity.PlacedColocationRow(hot, placed(hot), fidelity.HotColocated(hot), weights)
-	t.Logf("a's model: target %.4f observed %.4f n %d %s: %s", r.Target, r.Observed, r.N, r.Verdict, r.Note)
-	if r.Verdict != result.Skipped || !strings.Contains(r.Note, "not above random placement") {
-		t.Errorf("a's model: %s (%s), want skipped as no more colocated than random placement", r.Verdict, r.Note)
-	}
 	rng := randdist.NewRand(7)
-	var sum float64
-	for _, x := range weights {
-		sum += x
-	}
-	random := func(n int) []int {
-		s := make([]int, n)
-		for i := range s {
-			u, acc := rng.Float64()*sum, 0.0
-			s[i] = len(weights) - 1
-			for k, x := range weights {
-				if acc += x; u < acc {
-					s[i] = k
-					break
-				}
+	for _, c := range []struct {
+		name  string
+		class tao.Class
+		cl    int
+	}{{"a", tao.WriteTxn, result.KeyWriteTxns}, {"tao", tao.Write, result.KeyWrites}} {
+		w, uniform := skewed(t, c.name)
+		p, g := plan(t, w, 1)
+		hot, _ := expect.HotWriteKeys(p, g.Nodes(), expect.HotTxnDraws, c.class)
+		if len(hot) < 40 {
+			t.Fatalf("%s: %d hot write keys from %d draws, want 40 or more", c.name, len(hot), expect.HotTxnDraws)
+		}
+		target := fidelity.HotColocated(hot)
+		pu, _ := plan(t, uniformPlaced(uniform), 1)
+		uhot, _ := expect.HotWriteKeys(pu, g.Nodes(), expect.HotTxnDraws, c.class)
+		half := placed(hot)
+		for i := range half {
+			if i%2 == 0 {
+				half[i] = -1
 			}
 		}
-		return s
-	}
-	p2, _ := plan(t, uniform, 1)
-	uhot, _ := expect.HotWriteTxnKeys(p2, g.Nodes(), expect.HotTxnDraws)
-	onZero := make([]int, len(hot))
-	for _, c := range []struct {
-		name   string
-		hot    []result.KeyCount
-		shards []int
-		want   string
-	}{
-		{"colocated, placed so", hot, onZero, result.Pass},
-		{"colocated keys placed at random", hot, random(len(hot)), result.Fail},
-		{"uniform access", uhot, placed(uhot), result.Fail},
-		{"uniform access placed at random", uhot, random(len(uhot)), result.Fail},
-	} {
-		r := fidelity.PlacedColocationRow(c.hot, c.shards, 1, weights)
-		t.Logf("%s: target %.4f observed %.4f tol %.4f n %d %s", c.name, r.Target, r.Observed, r.Tolerance, r.N, r.Verdict)
-		if r.Verdict != c.want {
-			t.Errorf("%s: %s, want %s", c.name, r.Verdict, c.want)
+		for _, x := range []struct {
+			name   string
+			hot    []result.KeyCount
+			shards []int
+			target float64
+			want   string
+		}{
+			{"the model, placed where its ids place them", hot, placed(hot), target, result.Pass},
+			{"uniform access and placement", uhot, placed(uhot), target, result.Fail},
+			{"the model's keys moved to random shards", hot, uniformShards(&rng, len(hot), w.Shards()), target, result.Fail},
+			{"half the model's keys not found at their ids", hot, half, target, result.Fail},
+			{"uniform access and placement as its own model", uhot, placed(uhot), fidelity.HotColocated(uhot), result.Skipped},
+		} {
+			r := fidelity.PlacedColocationRow(x.hot, x.shards, x.target, w.Shards(), c.cl)
+			t.Logf("%s, %s: target %.4f observed %.4f tol %.4f n %d %s: %s", c.name, x.name, r.Target, r.Observed, r.Tolerance, r.N, r.Verdict, r.Note)
+			if r.Verdict != x.want {
+				t.Errorf("%s, %s: %s, want %s", c.name, x.name, r.Verdict, x.want)
+			}
 		}
 	}
 }

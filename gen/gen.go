@@ -386,7 +386,7 @@ func (gen *Generator) Next(req *tao.Request) {
 
 // NextOf fills req with the next request of class c, whatever the mix
 // draws: the expectation draws write transactions alone for the hot keys
-// of a class too rare in a short run (fidelity/expect.HotWriteTxnKeys).
+// of a class too rare in a short run (fidelity/expect.HotWriteKeys).
 func (gen *Generator) NextOf(req *tao.Request, c tao.Class) { gen.next(req, c) }
 
 // next fills req with a request of class c.

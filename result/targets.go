@@ -44,7 +44,8 @@ type KeyTargets struct {
 	Keys [NumKeyClasses]int64   `json:"keys"`
 	// HotOverlap is the share of hot write keys that are hot read keys;
 	// HotColocated that of the pairs of hot write-transaction keys on
-	// one shard.
+	// one shard (of hot write keys, when the draws have no write
+	// transactions: fidelity.ColocClass).
 	HotOverlap   float64 `json:"hot_overlap"`
 	HotColocated float64 `json:"hot_colocated"`
 }

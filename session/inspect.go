@@ -260,20 +260,29 @@ func OpenRecorded(ctx context.Context, url string, opts Options) (*Session, map[
 
 // placedColocation is the colocation row of validate --db
 // (fidelity.PlacedColocationRow): the hot write-transaction keys of the
-// plan's own write transactions (a short run's touch too few), placed as
-// the database holds them: one read each of the object a key sits with
-// (an association's id1), its shard where found. None for a workload with
-// no write transactions or whose keys' rows check nothing
-// (fidelity.CheckKeys), or when the database cannot read an object.
+// plan's own write transactions (a short run's touch too few), or, for a
+// workload without write transactions, the hot write keys of its writes
+// (fidelity.ColocClass), placed as the database holds them: one read each
+// of the object a key sits with (an association's id1), its shard where
+// found. None for a workload with no writes of either kind or whose keys'
+// rows check nothing (fidelity.CheckKeys), or when the database cannot
+// read an object.
 func placedColocation(ctx context.Context, db store.Store, w *workload.Workload, plan *gen.Plan, g *graph.Graph) (result.FidelityRow, bool) {
-	txns := false
+	var txns, writes bool
 	for i, c := range w.Requests.Values {
-		txns = txns || c == tao.WriteTxn && i < len(w.Requests.Weights) && w.Requests.Weights[i] > 0
+		if i < len(w.Requests.Weights) && w.Requests.Weights[i] > 0 {
+			txns = txns || c == tao.WriteTxn
+			writes = writes || c == tao.Write
+		}
 	}
-	if !txns || !fidelity.CheckKeys(w) {
+	class, cl := tao.WriteTxn, result.KeyWriteTxns
+	if !txns {
+		class, cl = tao.Write, result.KeyWrites
+	}
+	if !txns && !writes || !fidelity.CheckKeys(w) {
 		return result.FidelityRow{}, false
 	}
-	hot, objects := expect.HotWriteTxnKeys(plan, g.Nodes(), expect.HotTxnDraws)
+	hot, objects := expect.HotWriteKeys(plan, g.Nodes(), expect.HotTxnDraws, class)
 	shards := make([]int, len(hot))
 	req := tao.Request{Class: tao.Read, Tier: tao.TierDB, Ops: make([]tao.Op, 1)}
 	var res tao.Result
@@ -290,5 +299,5 @@ func placedColocation(ctx context.Context, db store.Store, w *workload.Workload,
 			shards[i] = -1
 		}
 	}
-	return fidelity.PlacedColocationRow(hot, shards, fidelity.HotColocated(hot), w.PrimaryShards.Weights), true
+	return fidelity.PlacedColocationRow(hot, shards, fidelity.HotColocated(hot), w.Shards(), cl), true
 }

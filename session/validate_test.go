@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
+	"github.com/taobench/taobench/tao"
 	"github.com/taobench/taobench/workload"
 )
 
@@ -169,16 +171,20 @@ func verdict(rows []result.FidelityRow, figure string) string {
 
 // TestValidateSkewColocationRows: validate --db of a fresh load of a and
 // of tao sets the hot keys' rows. tao, with TAO's key access (TAO §5.3),
-// has its reads' skew row passing and no colocation row (it has no write
-// transactions). a has the colocation row at the database with enough hot
-// keys (the plan's write transactions drawn alone, where the short run's
-// give 6 or 7), every one found where the graph places it, skipped: a's
-// model puts them no more on one shard than random placement does
-// (fidelity's TestPlacedColocation, which shows the row fails a
-// colocated model whose keys the database placed at random).
+// has its reads' skew row passing. Both have the colocation row at the
+// database with enough hot keys (a: the plan's write transactions drawn
+// alone, where the short run's give 6 or 7; tao, which has no write
+// transactions: its writes drawn alone), every one found where the graph
+// places it, passing: primary_shards concentrates them far past uniform
+// placement over the 50 shards (fidelity's TestPlacedColocation). Moving
+// half the objects to random shards (off their ids, where the row looks
+// for them) fails the row of each. A workload of uniform access and
+// uniform placement, built here, claims no skew: it has no skew or
+// colocation row to pass (fidelity's TestColocationRowOfModels and
+// TestPlacedColocation fail its keys against a's and tao's models).
 func TestValidateSkewColocationRows(t *testing.T) {
 	if testing.Short() {
-		t.Skip("loads two graphs and runs validate on each")
+		t.Skip("loads three graphs and runs validate five times")
 	}
 	const coloc = "hot write_txn key pairs sharing a shard, at the database"
 	row := func(rows []result.FidelityRow, fig string) (result.FidelityRow, bool) {
@@ -189,18 +195,53 @@ func TestValidateSkewColocationRows(t *testing.T) {
 		}
 		return result.FidelityRow{}, false
 	}
-	v := validate(t, sqlite(t), builtin(t, "tao"), 20_000, 1)
-	if r, ok := row(v.Rows, "reads on the top 1% of keys"); !ok || r.Verdict != result.Pass {
-		t.Errorf("tao: reads on the top 1%% of keys %+v (present %v), want pass", r, ok)
+	for _, c := range []struct{ name, keys string }{{"a", "write-transaction keys"}, {"tao", "writes of any kind"}} {
+		path := filepath.Join(t.TempDir(), c.name+".db")
+		url := "sqlite:" + path
+		v := validate(t, url, builtin(t, c.name), 20_000, 1)
+		if c.name == "tao" {
+			if r, ok := row(v.Rows, "reads on the top 1% of keys"); !ok || r.Verdict != result.Pass {
+				t.Errorf("tao: reads on the top 1%% of keys %+v (present %v), want pass", r, ok)
+			}
+		}
+		r, ok := row(v.Rows, coloc)
+		t.Logf("%s: %+v", c.name, r)
+		if !ok || r.N < 40 || r.Observed != r.Target || r.Verdict != result.Pass || !strings.Contains(r.Note, "(0 not found)") || !strings.Contains(r.Note, c.keys) {
+			t.Errorf("%s: %+v (present %v); want 40 %s or more, all found at their ids, passing", c.name, r, ok, c.keys)
+		}
+		// Half the objects moved to random shards: a new id on a shard
+		// drawn at random, its index past every node's (the old shard and
+		// index in it, so no two meet).
+		conn, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := conn.Exec(fmt.Sprintf("UPDATE objects SET id = ((abs(random()) %% %d) << %d) | (((id >> %[2]d) + 1) << 40) | (id & ((1 << 40) - 1)) WHERE id %% 2 = 0",
+			builtin(t, c.name).Shards(), tao.ShardShift))
+		conn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			t.Fatalf("%s: no object moved", c.name)
+		}
+		v = validate(t, url, builtin(t, c.name), 20_000, 1)
+		r, ok = row(v.Rows, coloc)
+		t.Logf("%s, objects moved: %+v", c.name, r)
+		if !ok || r.Verdict != result.Fail || strings.Contains(r.Note, "(0 not found)") {
+			t.Errorf("%s with half its objects moved to random shards: %+v (present %v); want the colocation row failing, keys not found", c.name, r, ok)
+		}
 	}
-	if r, ok := row(v.Rows, coloc); ok {
-		t.Errorf("tao: a colocation row %+v, want none (no write transactions)", r)
+	u := builtin(t, "a")
+	uni := workload.Skew{Kind: workload.Uniform}
+	u.ReadKeySkew, u.WriteKeySkew, u.WriteTxnKeySkew, u.HotspotOverlap = &uni, &uni, &uni, 1
+	for i := range u.PrimaryShards.Weights {
+		u.PrimaryShards.Weights[i] = 1
 	}
-	url := sqlite(t)
-	v = validate(t, url, builtin(t, "a"), 20_000, 1)
-	r, ok := row(v.Rows, coloc)
-	t.Logf("a: %+v", r)
-	if !ok || r.N < 40 || r.Observed != r.Target || r.Verdict != result.Skipped || !strings.Contains(r.Note, "(0 not found)") {
-		t.Errorf("a: %+v (present %v); want 40 keys or more, all found at their ids, skipped", r, ok)
+	v := validate(t, sqlite(t), u, 20_000, 1)
+	for _, fig := range []string{coloc, "reads on the top 1% of keys", "write transactions on the top 1% of keys"} {
+		if r, ok := row(v.Rows, fig); ok && !r.Failed() && r.Verdict != result.Skipped {
+			t.Errorf("uniform access and placement: %q %+v, want no passing row", fig, r)
+		}
 	}
 }

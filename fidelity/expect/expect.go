@@ -136,20 +136,21 @@ func observeOK(g *gen.Generator, req *tao.Request, res *tao.Result) {
 	g.Observe(req, res)
 }
 
-// HotTxnDraws is how many write transactions HotWriteTxnKeys draws: about
-// 50 hot keys of workload a at 20,000 edges (1% of the keys they touch),
-// where validate --db's short run gives 6 or 7, in a second or two.
+// HotTxnDraws is how many requests HotWriteKeys draws: about 50 hot
+// write-transaction keys of workload a at 20,000 edges (1% of the keys
+// they touch), where validate --db's short run gives 6 or 7, in a second
+// or two.
 const HotTxnDraws = 100_000
 
-// HotWriteTxnKeys draws n write transactions of plan alone (its other
-// requests are not drawn: a short run's transactions touch too few keys
-// for their hot set to say anything) and counts them as a run counts
-// them, for a graph of nodes objects; it returns their hot keys (the top
-// 1% of the keys touched, by both halves of the draws) and, by hot key,
-// the object it sits with: its own id, or an association's id1 (TAO
-// places an association with its source object; fidelity.KeyOf hashes
-// the rest of its key).
-func HotWriteTxnKeys(plan *gen.Plan, nodes, n int64) (hot []result.KeyCount, objects []int64) {
+// HotWriteKeys draws n requests of class c (tao.WriteTxn or tao.Write) of
+// plan alone (its other requests are not drawn: a short run's
+// transactions touch too few keys for their hot set to say anything) and
+// counts them as a run counts them, for a graph of nodes objects; it
+// returns their hot keys (the top 1% of the keys touched, by both halves
+// of the draws) and, by hot key, the object it sits with: its own id, or
+// an association's id1 (TAO places an association with its source
+// object; fidelity.KeyOf hashes the rest of its key).
+func HotWriteKeys(plan *gen.Plan, nodes, n int64, c tao.Class) (hot []result.KeyCount, objects []int64) {
 	t := fidelity.NewKeyTable(nodes, 1)
 	b := t.Buffer()
 	g := plan.Client(simClient, 0)
@@ -157,7 +158,7 @@ func HotWriteTxnKeys(plan *gen.Plan, nodes, n int64) (hot []result.KeyCount, obj
 	var res tao.Result
 	of := map[int64]int64{}
 	for range n {
-		g.NextOf(&req, tao.WriteTxn)
+		g.NextOf(&req, c)
 		b.Add(&req)
 		for i := range req.Ops {
 			of[fidelity.KeyOf(&req.Ops[i])] = req.Ops[i].ID1
@@ -165,7 +166,11 @@ func HotWriteTxnKeys(plan *gen.Plan, nodes, n int64) (hot []result.KeyCount, obj
 		observeOK(g, &req, &res)
 	}
 	b.Flush()
-	hot = t.Stats().Classes[result.KeyWriteTxns].Hot
+	cl := result.KeyWriteTxns
+	if c == tao.Write {
+		cl = result.KeyWrites
+	}
+	hot = t.Stats().Classes[cl].Hot
 	objects = make([]int64, len(hot))
 	for i, k := range hot {
 		objects[i] = of[k.ID1]
