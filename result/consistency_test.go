@@ -226,3 +226,56 @@ func TestEndpointRowsRoundTripAndMerge(t *testing.T) {
 		t.Errorf("merged rows: %+v; want %s 15 served, %s 12 served, 6 stale (in second 1), 2 lags", rs, n1, n2)
 	}
 }
+
+// Each endpoint's per_second rows carry its stale reads and the oldest's
+// age, from its consistency row (matched by place, then URL); a run
+// without the rows has neither key.
+func TestEndpointSecondsCarryStale(t *testing.T) {
+	t.Parallel()
+	const n1, n2 = "mysql://root@10.0.0.1:3306/t", "mysql://root@10.0.0.3:3306/t"
+	rows := func(withStale bool) []map[string]any {
+		e := &result.Experiment{Threads: 2, Duration: 2 * time.Second, Measured: 2 * time.Second, Started: time.Unix(1700000000, 0),
+			Summary: metrics.NewSummary(), Counters: &result.Counters{},
+			Endpoints: []result.Endpoint{{Name: n1, Weight: 1, Summary: metrics.NewSummary()}, {Name: n2, Weight: 1, Summary: metrics.NewSummary()}}}
+		if withStale {
+			second := func(name string, stale int64) result.ReplicaStats {
+				r := result.ReplicaStats{Name: name, TierStats: tierStats(5, stale, time.Millisecond, 3*time.Millisecond), Lag: &metrics.Series{}}
+				q := r.Second(1)
+				q.Served, q.Stale, q.MaxAge = 5, stale, 3*time.Millisecond
+				return r
+			}
+			e.Consistency = &result.Consistency{CheckOnly: true, Endpoints: []result.ReplicaStats{second(n1, 0), second(n2, 2)}}
+		}
+		var buf bytes.Buffer
+		if err := result.WriteJSON(&buf, &result.Run{Database: "sqlite:x", Workload: "o", Started: time.Unix(1, 0)}, []*result.Experiment{e}); err != nil {
+			t.Fatal(err)
+		}
+		var raw struct {
+			Experiments []struct {
+				Endpoints []struct {
+					PerSecond []map[string]any `json:"per_second"`
+				} `json:"endpoints"`
+			} `json:"experiments"`
+		}
+		if err := json.Unmarshal(buf.Bytes(), &raw); err != nil {
+			t.Fatal(err)
+		}
+		var out []map[string]any
+		for _, ep := range raw.Experiments[0].Endpoints {
+			if len(ep.PerSecond) < 2 {
+				t.Fatalf("per_second rows %v; want 2 seconds", ep.PerSecond)
+			}
+			out = append(out, ep.PerSecond[1])
+		}
+		return out
+	}
+	got := rows(true)
+	if got[0]["stale"] != 0.0 || got[1]["stale"] != 2.0 || got[1]["max_stale_age_us"] != 3000.0 {
+		t.Errorf("second 1's rows: %v; want stale 0 at %s, 2 (oldest 3000 µs) at %s", got, n1, n2)
+	}
+	for _, r := range rows(false) {
+		if _, ok := r["stale"]; ok {
+			t.Errorf("a run without the endpoints' stale reads: row %v has stale", r)
+		}
+	}
+}
