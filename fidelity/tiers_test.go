@@ -120,6 +120,12 @@ func TestTierRows(t *testing.T) {
 	if r := tierRow(t, TierRows(w, none), "stale reads (self-check)"); r.Verdict != result.Skipped {
 		t.Errorf("no read checked: %+v; want skipped", r)
 	}
+	// Several endpoints: their reads may be stale (a node behind the
+	// others), and none is the self-check's: no row.
+	eps := &result.Consistency{CheckOnly: true, Endpoints: []result.ReplicaStats{{Name: "a", TierStats: result.TierStats{Served: 10, Stale: 3}}}}
+	if rows := TierRows(w, eps); len(rows) != 0 {
+		t.Errorf("several endpoints: rows %+v; want none", rows)
+	}
 }
 
 // TestTierRowsOnlyAsked: a run with replicas and no cache (neither cache

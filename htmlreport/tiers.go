@@ -26,9 +26,11 @@ type tierRow struct {
 // distributions by tier. The
 // replicas (db_replica) are a tier of their own; a run whose checker ran
 // alone (CheckOnly) has no tier to show: its self-check is a fidelity row.
+// A run over several endpoints has a row and a line per endpoint
+// (docs/distributed.md, "Stale reads per endpoint").
 func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 	c := e.Consistency
-	if c == nil || c.CheckOnly {
+	if c == nil || (c.CheckOnly && len(c.Endpoints) == 0) {
 		return nil, nil
 	}
 	s := e.Sum()
@@ -39,7 +41,9 @@ func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 	}
 	var tiers []named
 	for i := range c.Tiers {
-		tiers = append(tiers, named{tao.Tier(i).String(), &c.Tiers[i], color(i)})
+		if !c.CheckOnly {
+			tiers = append(tiers, named{tao.Tier(i).String(), &c.Tiers[i], color(i)})
+		}
 	}
 	if c.Replica != nil {
 		tiers = append(tiers, named{result.ReplicaTier, c.Replica, color(len(tiers))})
@@ -47,6 +51,9 @@ func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 	var all int64
 	for _, n := range tiers {
 		all += n.t.Served
+	}
+	for i := range c.Endpoints {
+		all += c.Endpoints[i].Served
 	}
 	var rows []tierRow
 	for _, n := range tiers {
@@ -71,13 +78,32 @@ func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 			StaleShare: pct(100 * r.StaleShare()), Age: ms(age.P50) + " / " + ms(age.P99) + " / " + ms(age.Max),
 			Latency: ms(lat.P50) + " / " + ms(lat.P99), Clients: "–", Health: health(r.Errors, r)})
 	}
+	// A row per endpoint: its reads, classed against its own heartbeat.
+	for i := range c.Endpoints {
+		r := &c.Endpoints[i]
+		age, lat := statsOf(r.Age), statsOf(r.Latency)
+		h := fmt.Sprintf("%d errors", r.Errors)
+		if r.Outages > 0 {
+			h += fmt.Sprintf("; heartbeat poll failed %d time(s), %.1f s (longest %.1f s)", r.Outages, r.Outage.Seconds(), r.Longest.Seconds())
+		}
+		rows = append(rows, tierRow{Name: "endpoint " + r.Name, Drawn: "–", Served: fmt.Sprint(r.Served),
+			Share: pct(pctOf(r.Served, all)), HitRatio: pct(100 * r.HitRatio()), Stale: fmt.Sprint(r.Stale),
+			StaleShare: pct(100 * r.StaleShare()), Age: ms(age.P50) + " / " + ms(age.P99) + " / " + ms(age.Max),
+			Latency: ms(lat.P50) + " / " + ms(lat.P99), Clients: "–", Health: h})
+	}
 	var charts []*Chart
-	// Per second, each replica too: where one lags behind the others (a
-	// far region, a partition) its stale reads show in its own line.
+	// Per second, each replica and each endpoint too: where one lags
+	// behind the others (a far region, a partition) its stale reads show
+	// in its own line.
 	lines := tiers
 	for i := range c.Replicas {
 		lines = append(lines, named{"replica " + c.Replicas[i].Name, &c.Replicas[i].TierStats, color(len(tiers) + i)})
 	}
+	var epLines []named
+	for i := range c.Endpoints {
+		epLines = append(epLines, named{"endpoint " + c.Endpoints[i].Name, &c.Endpoints[i].TierStats, color(len(lines) + i)})
+	}
+	lines = append(lines, epLines...)
 	secs := 0
 	for _, n := range lines {
 		secs = max(secs, len(n.t.Seconds))
@@ -126,6 +152,11 @@ func tierView(id string, e *result.Experiment) ([]tierRow, []*Chart) {
 		if n.name != result.ReplicaTier {
 			lats = append(lats, s.TierHistogram(n.name))
 		}
+	}
+	// After the tiers, so that lats and names share their first indices;
+	// the endpoints' latency is their clients' (the endpoints table).
+	for _, n := range epLines {
+		ages, names, colors = append(ages, n.t.Age.Histogram()), append(names, n.name), append(colors, n.color)
 	}
 	if ch := cdfByTier(id+"-stale-age-cdf", "Stale reads' age by tier (CDF)", "age (ms, log)", ages, names, colors); ch != nil {
 		charts = append(charts, ch)

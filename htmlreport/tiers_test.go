@@ -211,3 +211,53 @@ func TestConcurrentRunsOnPage(t *testing.T) {
 		t.Error("the page does not say the run 7 that was active during the window")
 	}
 }
+
+// A run over several endpoints (check-only: no tier) has a table row and
+// a line per endpoint in the stale charts, read from the file.
+func TestEndpointLinesOnPage(t *testing.T) {
+	e := experiment(20, time.Microsecond)
+	const n1, n2 = "mysql://root@10.0.0.1:3306/t", "mysql://root@10.0.0.3:3306/t"
+	e.Consistency = &result.Consistency{CheckOnly: true, Endpoints: []result.ReplicaStats{{Name: n1}, {Name: n2}}}
+	staleReads(&e.Consistency.Endpoints[0].TierStats, 10, 1)
+	staleReads(&e.Consistency.Endpoints[1].TierStats, 10, 3)
+	for i := range e.Consistency.Tiers {
+		e.Consistency.Tiers[i].Latency, e.Consistency.Tiers[i].Age = &metrics.Series{}, &metrics.Series{}
+	}
+	f, err := Parse("a.json", encode(t, nil, e))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, []*File{f}, time.Unix(0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{"<td>endpoint " + n1 + "</td>", "<td>endpoint " + n2 + "</td>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page has no %q", want)
+		}
+	}
+	rows, charts := tierView("x", f.Doc.Experiments[0])
+	if len(rows) != 2 {
+		t.Errorf("%d table rows; want one per endpoint", len(rows))
+	}
+	found := false
+	for _, ch := range charts {
+		if ch.ID != "x-stale" {
+			continue
+		}
+		found = true
+		var labels []string
+		for _, s := range ch.Series {
+			labels = append(labels, s.Label)
+		}
+		if want := []string{"endpoint " + n1, "endpoint " + n2}; !slices.Equal(labels, want) {
+			t.Errorf("stale chart: series %q, want %q", labels, want)
+		} else if y := ch.Series[1].Y; y[0] != 0 || y[1] != 10 || y[2] != 20 {
+			t.Errorf("endpoint 2's stale share per second: %v; want 0, 10, 20", y)
+		}
+	}
+	if !found {
+		t.Error("no stale-per-second chart for the endpoints")
+	}
+}

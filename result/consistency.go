@@ -24,6 +24,13 @@ type Consistency struct {
 	// db_replica's "replicas"); nil without replicas. Replica's counts
 	// are their sums.
 	Replicas []ReplicaStats
+	// Endpoints are the reads of a run over several endpoints of one
+	// database (docs/distributed.md, "Stale reads per endpoint"), by
+	// endpoint in --db order (JSON: "endpoints", rows shaped as
+	// db_replica's "replicas"): each read classed against a heartbeat
+	// polled on its own endpoint. Nil for a run on one endpoint. They
+	// are no tier's: Tiers[db] is the checker's self-check alone.
+	Endpoints []ReplicaStats
 	// Prefill is what the tao tier was filled with from the database in
 	// the warmup (--cache ...?prefill=1), nil without prefill.
 	Prefill *Prefill
@@ -108,6 +115,9 @@ func (r *ReplicaStats) merge(o *ReplicaStats) {
 
 // ReplicaTier is the name of Consistency.Replica among the tiers.
 const ReplicaTier = "db_replica"
+
+// EndpointRow names a row of Consistency.Endpoints in messages.
+const EndpointRow = "endpoint"
 
 // TierStats are one tier's reads.
 type TierStats struct {
@@ -205,6 +215,21 @@ func (c *Consistency) Merge(o *Consistency) {
 		}
 		c.Replicas[j].merge(q)
 	}
+	c.Endpoints = mergeRows(c.Endpoints, o.Endpoints)
+}
+
+// mergeRows adds o's rows to rs's, matched by name.
+func mergeRows(rs, o []ReplicaStats) []ReplicaStats {
+	for i := range o {
+		q := &o[i]
+		j := slices.IndexFunc(rs, func(r ReplicaStats) bool { return r.Name == q.Name })
+		if j < 0 {
+			rs = append(rs, ReplicaStats{Name: q.Name})
+			j = len(rs) - 1
+		}
+		rs[j].merge(q)
+	}
+	return rs
 }
 
 func (t *TierStats) merge(u *TierStats) {
@@ -268,6 +293,10 @@ type jsonConsistency struct {
 	Prefill *jsonPrefill        `json:"prefill,omitempty"`
 	// Misses: absent in files written before they were counted.
 	Misses map[string]int64 `json:"misses,omitempty"`
+	// Endpoints: one row per endpoint of a run over several, shaped as
+	// db_replica's replicas; absent for one endpoint and in files
+	// written before taobench recorded them.
+	Endpoints []jsonReplica `json:"endpoints,omitempty"`
 }
 
 type jsonPrefill struct {
@@ -351,13 +380,20 @@ func consistencyJSON(c *Consistency) (jsonConsistencyExperiment, error) {
 			return jsonConsistencyExperiment{}, err
 		}
 		for i := range c.Replicas {
-			r, err := c.Replicas[i].json()
+			r, err := c.Replicas[i].json(ReplicaTier)
 			if err != nil {
 				return jsonConsistencyExperiment{}, err
 			}
 			j.Replicas = append(j.Replicas, r)
 		}
 		x.Tiers[ReplicaTier] = j
+	}
+	for i := range c.Endpoints {
+		r, err := c.Endpoints[i].json(EndpointRow)
+		if err != nil {
+			return jsonConsistencyExperiment{}, err
+		}
+		x.Endpoints = append(x.Endpoints, r)
 	}
 	return jsonConsistencyExperiment{Consistency: x}, nil
 }
@@ -384,13 +420,15 @@ func (t *TierStats) json(name string) (jsonTier, error) {
 	return j, nil
 }
 
-func (r *ReplicaStats) json() (jsonReplica, error) {
-	t, err := r.TierStats.json(ReplicaTier + " " + r.Name)
+// json is the row's JSON; kind names it in errors (ReplicaTier,
+// EndpointRow).
+func (r *ReplicaStats) json(kind string) (jsonReplica, error) {
+	t, err := r.TierStats.json(kind + " " + r.Name)
 	if err != nil {
 		return jsonReplica{}, err
 	}
 	lag := orEmpty(r.Lag)
-	ld, err := lag.Data("consistency " + ReplicaTier + " " + r.Name + " lag")
+	ld, err := lag.Data("consistency " + kind + " " + r.Name + " lag")
 	if err != nil {
 		return jsonReplica{}, err
 	}
@@ -453,12 +491,19 @@ func consistencyFromJSON(x jsonConsistencyExperiment, e *Experiment) error {
 		}
 		c.Replica = &s
 		for _, r := range t.Replicas {
-			s, err := r.stats()
+			s, err := r.stats(ReplicaTier)
 			if err != nil {
 				return err
 			}
 			c.Replicas = append(c.Replicas, s)
 		}
+	}
+	for _, r := range x.Consistency.Endpoints {
+		s, err := r.stats(EndpointRow)
+		if err != nil {
+			return err
+		}
+		c.Endpoints = append(c.Endpoints, s)
 	}
 	if p := x.Consistency.Prefill; p != nil {
 		if p.Objects < 0 || p.Edges < 0 || p.Lists < 0 || p.Complete > p.Lists || p.Errors < 0 || p.Seconds < 0 {
@@ -471,8 +516,8 @@ func consistencyFromJSON(x jsonConsistencyExperiment, e *Experiment) error {
 	return nil
 }
 
-func (r jsonReplica) stats() (ReplicaStats, error) {
-	name := ReplicaTier + " " + r.URL
+func (r jsonReplica) stats(kind string) (ReplicaStats, error) {
+	name := kind + " " + r.URL
 	t, err := r.jsonTier.stats(name)
 	if err != nil {
 		return ReplicaStats{}, err

@@ -191,3 +191,91 @@ func TestReplicaRowsRoundTripAndMerge(t *testing.T) {
 		t.Errorf("merged %s: %+v; want 12 served, 2 errors, 2 outages, longest 2.5 s, not promoted", s2, r)
 	}
 }
+
+// The endpoints' stale-read rows (a run over several endpoints) go
+// through the file under consistency's "endpoints", per second included,
+// and merge by URL as the replicas' rows do; the check-only tiers stay
+// as they were.
+func TestEndpointRowsRoundTripAndMerge(t *testing.T) {
+	t.Parallel()
+	row := func(name string, served, stale int64) result.ReplicaStats {
+		r := result.ReplicaStats{Name: name, TierStats: tierStats(served, stale, time.Millisecond, 7*time.Millisecond), Lag: &metrics.Series{}}
+		q := r.Second(1)
+		q.Served, q.Stale, q.MaxAge = served, stale, 7*time.Millisecond
+		r.Lag.Record(3 * time.Millisecond)
+		return r
+	}
+	const n1, n2 = "mysql://root@10.0.0.1:3306/t", "mysql://root@10.0.0.2:3306/t"
+	mk := func(a, b int64) *result.Consistency {
+		return &result.Consistency{CheckOnly: true, Endpoints: []result.ReplicaStats{row(n1, a, 0), row(n2, b, b/2)}}
+	}
+	da, db := consistencyDoc(t, 1, mk(10, 8)), consistencyDoc(t, 2, mk(5, 4))
+	got := da.Experiments[0].Consistency
+	if len(got.Endpoints) != 2 || got.Endpoints[0].Name != n1 || got.Endpoints[1].Name != n2 || got.Replica != nil || !got.CheckOnly {
+		t.Fatalf("read back: %+v; want rows %s and %s, check-only, no replica tier", got, n1, n2)
+	}
+	if g := got.Endpoints[1]; g.Served != 8 || g.Stale != 4 || len(g.Seconds) != 2 || g.Seconds[1].Stale != 4 || g.Seconds[1].MaxAge != 7*time.Millisecond || g.Lag.Count() != 1 {
+		t.Errorf("row %s read back as %+v", n2, g)
+	}
+	m, err := result.Merge([]result.Named{{Name: "a.json", Doc: da}, {Name: "b.json", Doc: db}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := m.Experiments[0].Consistency.Endpoints
+	if len(rs) != 2 || rs[0].Served != 15 || rs[1].Served != 12 || rs[1].Stale != 6 || rs[1].Seconds[1].Stale != 6 || rs[1].Lag.Count() != 2 {
+		t.Errorf("merged rows: %+v; want %s 15 served, %s 12 served, 6 stale (in second 1), 2 lags", rs, n1, n2)
+	}
+}
+
+// Each endpoint's per_second rows carry its stale reads and the oldest's
+// age, from its consistency row (matched by place, then URL); a run
+// without the rows has neither key.
+func TestEndpointSecondsCarryStale(t *testing.T) {
+	t.Parallel()
+	const n1, n2 = "mysql://root@10.0.0.1:3306/t", "mysql://root@10.0.0.3:3306/t"
+	rows := func(withStale bool) []map[string]any {
+		e := &result.Experiment{Threads: 2, Duration: 2 * time.Second, Measured: 2 * time.Second, Started: time.Unix(1700000000, 0),
+			Summary: metrics.NewSummary(), Counters: &result.Counters{},
+			Endpoints: []result.Endpoint{{Name: n1, Weight: 1, Summary: metrics.NewSummary()}, {Name: n2, Weight: 1, Summary: metrics.NewSummary()}}}
+		if withStale {
+			second := func(name string, stale int64) result.ReplicaStats {
+				r := result.ReplicaStats{Name: name, TierStats: tierStats(5, stale, time.Millisecond, 3*time.Millisecond), Lag: &metrics.Series{}}
+				q := r.Second(1)
+				q.Served, q.Stale, q.MaxAge = 5, stale, 3*time.Millisecond
+				return r
+			}
+			e.Consistency = &result.Consistency{CheckOnly: true, Endpoints: []result.ReplicaStats{second(n1, 0), second(n2, 2)}}
+		}
+		var buf bytes.Buffer
+		if err := result.WriteJSON(&buf, &result.Run{Database: "sqlite:x", Workload: "o", Started: time.Unix(1, 0)}, []*result.Experiment{e}); err != nil {
+			t.Fatal(err)
+		}
+		var raw struct {
+			Experiments []struct {
+				Endpoints []struct {
+					PerSecond []map[string]any `json:"per_second"`
+				} `json:"endpoints"`
+			} `json:"experiments"`
+		}
+		if err := json.Unmarshal(buf.Bytes(), &raw); err != nil {
+			t.Fatal(err)
+		}
+		var out []map[string]any
+		for _, ep := range raw.Experiments[0].Endpoints {
+			if len(ep.PerSecond) < 2 {
+				t.Fatalf("per_second rows %v; want 2 seconds", ep.PerSecond)
+			}
+			out = append(out, ep.PerSecond[1])
+		}
+		return out
+	}
+	got := rows(true)
+	if got[0]["stale"] != 0.0 || got[1]["stale"] != 2.0 || got[1]["max_stale_age_us"] != 3000.0 {
+		t.Errorf("second 1's rows: %v; want stale 0 at %s, 2 (oldest 3000 µs) at %s", got, n1, n2)
+	}
+	for _, r := range rows(false) {
+		if _, ok := r["stale"]; ok {
+			t.Errorf("a run without the endpoints' stale reads: row %v has stale", r)
+		}
+	}
+}

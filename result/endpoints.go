@@ -69,12 +69,17 @@ type jsonEndpoint struct {
 type jsonSecond struct {
 	metrics.SecondFigures
 	ErrorCodes map[string]map[string]int64 `json:"error_codes,omitempty"`
+	// Stale and MaxStaleAgeUS: the endpoint's stale reads that began in
+	// the second and the oldest one's age, from its consistency row
+	// (Consistency.Endpoints); absent without one. Not read back.
+	Stale         *int64 `json:"stale,omitempty"`
+	MaxStaleAgeUS *int64 `json:"max_stale_age_us,omitempty"`
 }
 
 // endpointsJSON converts the experiment's endpoints; [] for a run on one.
 func endpointsJSON(e *Experiment) ([]jsonEndpoint, error) {
 	out := []jsonEndpoint{}
-	for _, ep := range e.Endpoints {
+	for i, ep := range e.Endpoints {
 		s := ep.Sum()
 		data, err := s.Data()
 		if err != nil {
@@ -104,6 +109,16 @@ func endpointsJSON(e *Experiment) ([]jsonEndpoint, error) {
 			}
 			x.PerSecond[sec].ErrorCodes = errorCodesJSON(codes)
 		}
+		if row := endpointRow(e, i, ep.Name); row != nil {
+			for k := range x.PerSecond {
+				var q StaleSecond
+				if k < len(row.Seconds) {
+					q = row.Seconds[k]
+				}
+				age := q.MaxAge.Microseconds()
+				x.PerSecond[k].Stale, x.PerSecond[k].MaxStaleAgeUS = &q.Stale, &age
+			}
+		}
 		if n, longest, known := s.NoService(e.Measured); known {
 			x.NoServiceS, x.LongestNoServiceS = &n, &longest
 		}
@@ -113,6 +128,25 @@ func endpointsJSON(e *Experiment) ([]jsonEndpoint, error) {
 		out = append(out, x)
 	}
 	return out, nil
+}
+
+// endpointRow is the consistency row of endpoint i, named name (a run
+// over several measures each one's stale reads): the row in its place
+// when it has its name (two endpoints may share one), else the first of
+// that name; nil without one.
+func endpointRow(e *Experiment, i int, name string) *ReplicaStats {
+	if e.Consistency == nil {
+		return nil
+	}
+	if rs := e.Consistency.Endpoints; i < len(rs) && rs[i].Name == name {
+		return &rs[i]
+	}
+	for i := range e.Consistency.Endpoints {
+		if e.Consistency.Endpoints[i].Name == name {
+			return &e.Consistency.Endpoints[i]
+		}
+	}
+	return nil
 }
 
 // endpointsFromJSON reads back what endpointsJSON wrote.

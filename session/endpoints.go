@@ -146,9 +146,12 @@ func metaDiff(a, b map[string]string) string {
 }
 
 // endpointConfig gives cfg the session's endpoints when it runs on the
-// session's own store; a step's Wrap wraps each.
+// session's own store, or on the first of the endpoints' fronts (Tiers:
+// each endpoint's stale reads measured), then the fronts; a step's Wrap
+// wraps each.
 func (s *Session) endpointConfig(cfg run.Config, wrap func(store.Store) store.Store) run.Config {
-	if len(s.eps) < 2 || cfg.Store != s.st {
+	fronts := s.fronts != nil && cfg.Store == s.fronts[0]
+	if len(s.eps) < 2 || (cfg.Store != s.st && !fronts) {
 		if wrap != nil {
 			cfg.Store = wrap(cfg.Store)
 		}
@@ -156,6 +159,9 @@ func (s *Session) endpointConfig(cfg run.Config, wrap func(store.Store) store.St
 	}
 	cfg.Endpoints = slices.Clone(s.eps)
 	for i := range cfg.Endpoints {
+		if fronts {
+			cfg.Endpoints[i].Store = s.fronts[i]
+		}
 		if wrap != nil {
 			cfg.Endpoints[i].Store = wrap(cfg.Endpoints[i].Store)
 		}

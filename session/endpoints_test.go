@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/run"
 	"github.com/taobench/taobench/session"
+	"github.com/taobench/taobench/tao"
+	"github.com/taobench/taobench/workload"
 )
 
 // TestEndpointsSameGraph: endpoints must be one database. Two URLs of one
@@ -65,6 +68,46 @@ func TestEndpointsSameGraph(t *testing.T) {
 		_, err := session.Open(ctx, a, opts)
 		if !errors.As(err, &in) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("weights %v: %v; want an input error saying %q", c.weights, err, c.want)
+		}
+	}
+}
+
+// TestEndpointsStaleReadsPerEndpoint: a run over two endpoints of one
+// SQLite file, with the tiers a command puts before it (none: the
+// checker), has each endpoint's reads classed by its own poller: a row per
+// endpoint, named as the endpoint, with reads served, none stale (one
+// file: nothing lags), and its poller's lag measured.
+func TestEndpointsStaleReadsPerEndpoint(t *testing.T) {
+	ctx := context.Background()
+	w := *builtin(t, "a")
+	w.Requests = workload.Dist[tao.Class]{Values: []tao.Class{tao.Read, tao.Write}, Weights: []float64{3, 1}}
+	a := sqlite(t)
+	s := open(t, a, session.Options{Clients: 4, More: []string{a}})
+	g, _, err := s.Graph(ctx, &w, session.GraphSpec{Edges: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	front, closeTiers, err := s.Tiers(ctx, session.TierSpec{}, 4, &result.Run{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeTiers()
+	exps, err := s.Run(ctx, session.Plan{Config: run.Config{Store: front, Workload: &w, Graph: g, Seed: 3},
+		Experiments: []run.Experiment{{Threads: 4, Duration: 500 * time.Millisecond}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := exps[0]
+	c := e.Consistency
+	if c == nil || len(c.Endpoints) != 2 || len(e.Endpoints) != 2 {
+		t.Fatalf("consistency %+v, %d endpoints; want a stale-read row for each of the 2 endpoints", c, len(e.Endpoints))
+	}
+	for i, row := range c.Endpoints {
+		reads := e.Endpoints[i].Sum().Stats("read").Count
+		t.Logf("%s: %d reads served (%d measured at its clients), %d stale, %d polls", row.Name, row.Served, reads, row.Stale, row.Lag.Count())
+		if row.Name != e.Endpoints[i].Name || row.Served == 0 || row.Stale != 0 || row.Lag.Count() == 0 {
+			t.Errorf("endpoint %d (%s): row %q, %d reads served, %d stale, %d polls; want its name, reads served, none stale, its poller's lag",
+				i+1, e.Endpoints[i].Name, row.Name, row.Served, row.Stale, row.Lag.Count())
 		}
 	}
 }

@@ -32,7 +32,8 @@ const regionRTT = 5 * time.Millisecond
 // at least two (its statement, then the commit's replication). A 2 s
 // partition of region 3 stops every endpoint's writes for its length, none
 // is lost, the limits name it as an outage at --max-stall 1s on every
-// endpoint, and every node holds every invariant after.
+// endpoint, and every node holds every invariant after. Stale reads are
+// measured per endpoint (galeraStaleReads).
 func TestGaleraRegions(t *testing.T) {
 	c := testenv.GaleraRegions(t, regionRTT)
 	from1 := c.From(t, 1)
@@ -75,6 +76,8 @@ func TestGaleraRegions(t *testing.T) {
 		}
 	})
 
+	t.Run("stale reads", func(t *testing.T) { galeraStaleReads(t, c.URLs, &w) })
+
 	// Writes only: Galera's reads are local and go on through a partition;
 	// every write waits for it.
 	t.Run("partition", func(t *testing.T) {
@@ -111,6 +114,113 @@ func TestGaleraRegions(t *testing.T) {
 			waitChecked(t, u)
 		}
 	})
+}
+
+// galeraStaleReads: stale reads per endpoint (docs/distributed.md,
+// "Stale reads per endpoint") on Galera's 3 nodes in 3 regions, clients
+// on every node updating and reading objects, node 3's applier paused for
+// 2 s mid-run (FLUSH TABLES WITH READ LOCK: Galera desyncs the node and
+// stops applying; reads go on, its own writes wait, so a request timeout
+// of 100 ms lets its clients go on reading). With wsrep_sync_wait=0 (the
+// default) its reads in the pause miss writes the other nodes had
+// committed and returned: node 3 counts stale reads. With wsrep_sync_wait=1 (a session
+// variable, set through the URL) each read first waits until its node
+// has applied every write set ordered before it began: no endpoint counts
+// one, node 3 included, which checks that the heartbeat's basis is sound.
+func galeraStaleReads(t *testing.T, urls []string, base *workload.Workload) {
+	ctx := context.Background()
+	w := *base
+	w.ReadKinds = workload.Dist[tao.Kind]{Values: []tao.Kind{tao.ObjRead}, Weights: []float64{1}}
+	w.WriteKinds = workload.Dist[tao.Kind]{Values: []tao.Kind{tao.ObjUpdate}, Weights: []float64{1}}
+	const pause = 2 * time.Second
+	measure := func(syncWait int) *result.Experiment {
+		t.Helper()
+		us := make([]string, len(urls))
+		for i, u := range urls {
+			sep := "?"
+			if strings.Contains(u, "?") {
+				sep = "&"
+			}
+			us[i] = fmt.Sprintf("%s%swsrep_sync_wait=%d", u, sep, syncWait)
+		}
+		// Half the clients on node 3, whose reads the pause makes stale.
+		s := open(t, us[0], session.Options{Clients: 8, More: us[1:], Weights: []int{1, 1, 2}})
+		defer s.Close()
+		g, _, err := s.Graph(ctx, &w, session.GraphSpec{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		front, closeTiers, err := s.Tiers(ctx, session.TierSpec{}, 8, &result.Run{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer closeTiers()
+		paused := make(chan error, 1)
+		go func() {
+			time.Sleep(1500 * time.Millisecond)
+			paused <- pauseApplier(ctx, urls[2], pause)
+		}()
+		exps, err := s.Run(ctx, session.Plan{
+			Config:      run.Config{Store: front, Workload: &w, Graph: g, Seed: 41, Retries: 0, Timeout: 100 * time.Millisecond, Drain: 10 * time.Second},
+			Experiments: []run.Experiment{{Threads: 8, Duration: 5 * time.Second}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := <-paused; err != nil {
+			t.Fatalf("pausing node 3's applier: %v", err)
+		}
+		e := exps[0]
+		if c := e.Consistency; c == nil || len(c.Endpoints) != len(urls) {
+			t.Fatalf("wsrep_sync_wait=%d: consistency %+v; want a stale-read row per endpoint", syncWait, c)
+		}
+		for i, row := range e.Consistency.Endpoints {
+			age, lag := row.Age.Stats(), row.Lag.Stats()
+			var perSec []int64
+			for _, q := range row.Seconds {
+				perSec = append(perSec, q.Stale)
+			}
+			t.Logf("wsrep_sync_wait=%d, node %d: %d reads, %d stale (%.2f%%; per second %v), age p50 %.1f ms max %.1f ms; heartbeat lag p50 %.1f ms p99 %.1f ms max %.1f ms; %d writes",
+				syncWait, i+1, row.Served, row.Stale, 100*row.StaleShare(), perSec, age.P50/1000, age.Max/1000, lag.P50/1000, lag.P99/1000, lag.Max/1000, e.Endpoints[i].Sum().Stats("write").Count)
+			if row.Name != e.Endpoints[i].Name || row.Served == 0 {
+				t.Errorf("wsrep_sync_wait=%d, node %d: row %q with %d reads; want endpoint %q's row with its reads", syncWait, i+1, row.Name, row.Served, e.Endpoints[i].Name)
+			}
+		}
+		return e
+	}
+	if rows := measure(0).Consistency.Endpoints; rows[2].Stale == 0 {
+		t.Errorf("wsrep_sync_wait=0: node 3, its applier paused %v, counted no stale read; want some", pause)
+	}
+	for i, row := range measure(1).Consistency.Endpoints {
+		if row.Stale != 0 {
+			t.Errorf("wsrep_sync_wait=1, node %d: %d stale reads of %d; want none (each read waits for its node to catch up)", i+1, row.Stale, row.Served)
+		}
+	}
+}
+
+// pauseApplier stops the Galera node at url from applying the others'
+// write sets for d: FLUSH TABLES WITH READ LOCK desyncs and pauses it
+// (reads go on), UNLOCK TABLES resumes it.
+func pauseApplier(ctx context.Context, url string, d time.Duration) error {
+	dsn := strings.TrimPrefix(url, "mysql://")
+	at := strings.Index(dsn, "@")
+	slash := strings.Index(dsn, "/")
+	db, err := sql.Open("mysql", dsn[:at+1]+"tcp("+dsn[at+1:slash]+")"+dsn[slash:])
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "FLUSH TABLES WITH READ LOCK"); err != nil {
+		return err
+	}
+	time.Sleep(d)
+	_, err = conn.ExecContext(ctx, "UNLOCK TABLES")
+	return err
 }
 
 // TestPostgresRegions: a primary in region 1 and synchronous standbys in

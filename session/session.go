@@ -123,6 +123,10 @@ type Session struct {
 	owned bool // Close closes st
 	// eps are the endpoints when Open opened several, the first s.st.
 	eps []run.Endpoint
+	// fronts are the endpoints' stores with the staleness checker before
+	// them (endpointChecker), in eps order, while Tiers's close has not
+	// run; nil otherwise.
+	fronts []store.Store
 	// token names the session's run records (concurrent.go).
 	token string
 	// pre are Options.Tiers as Open checked them, until Tiers takes them.

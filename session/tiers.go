@@ -279,11 +279,14 @@ func (s *Session) Tiers(ctx context.Context, t TierSpec, clients int, info *resu
 // checker puts the staleness checker alone before a real database, so
 // that every run carries its self-check (docs/tiers.md): reads and writes
 // go to the database as without it, each read is classed against the
-// writes committed. The null store has nothing to read back, and a
-// session of several endpoints runs its clients on each endpoint's own
-// store: both run without it.
+// writes committed. The null store has nothing to read back: it runs
+// without it. A session of several endpoints has each endpoint's stale
+// reads measured instead (endpointChecker).
 func (s *Session) checker(ctx context.Context, opts tier.Options) (store.Store, func(), error) {
-	if _, ok := s.st.(store.Database); !ok || len(s.eps) > 1 {
+	if len(s.eps) > 1 {
+		return s.endpointChecker(ctx, opts)
+	}
+	if _, ok := s.st.(store.Database); !ok {
 		return s.st, func() {}, nil
 	}
 	ts, err := tier.Open(ctx, s.st, opts)
@@ -291,6 +294,38 @@ func (s *Session) checker(ctx context.Context, opts tier.Options) (store.Store, 
 		return s.st, func() {}, err
 	}
 	return ts.Front(), func() { ts.Close() }, nil
+}
+
+// endpointChecker measures the stale reads of each endpoint of a session
+// over several (docs/distributed.md, "Stale reads per endpoint"): a
+// heartbeat written on the first endpoint every tier.DefaultHeartbeat,
+// polled on each, and one log of the writes committed on any. The run's
+// clients then use the endpoints' fronts (endpointConfig). A session
+// opened read-only writes nothing, so it runs without.
+func (s *Session) endpointChecker(ctx context.Context, opts tier.Options) (store.Store, func(), error) {
+	if s.opts.ReadOnly {
+		s.sink.Note(s.opts.Name + ": note: stale reads per endpoint not measured: a read-only session writes no heartbeat")
+		return s.st, func() {}, nil
+	}
+	opts.FirstName = s.eps[0].Name
+	for _, e := range s.eps[1:] {
+		opts.Endpoints = append(opts.Endpoints, e.Store)
+		opts.EndpointNames = append(opts.EndpointNames, e.Name)
+	}
+	var warnMu sync.Mutex
+	opts.Warn = func(msg string) {
+		warnMu.Lock()
+		defer warnMu.Unlock()
+		s.sink.Note(s.opts.Name + ": " + msg)
+	}
+	ts, err := tier.Open(ctx, s.st, opts)
+	if err != nil {
+		return s.st, func() {}, fmt.Errorf("%s: measuring stale reads per endpoint: %w", s.opts.Name, err)
+	}
+	s.fronts = ts.Endpoints()
+	s.sink.Note(fmt.Sprintf("note: stale reads measured per endpoint: a heartbeat written on %s every %v, polled on each of the %d endpoints (docs/distributed.md)",
+		s.eps[0].Name, tier.DefaultHeartbeat, len(s.eps)))
+	return s.fronts[0], func() { s.fronts = nil; ts.Close() }, nil
 }
 
 func primaryName(primary store.Store, url string) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/taobench/taobench/internal/termsafe"
 	"github.com/taobench/taobench/metrics"
 	"github.com/taobench/taobench/result"
 	"github.com/taobench/taobench/tao"
@@ -15,6 +16,10 @@ import (
 // reads by the tier that served them).
 func writeConsistency(b *strings.Builder, c *result.Consistency, sum *metrics.Summary) {
 	if c == nil {
+		return
+	}
+	if len(c.Endpoints) > 0 { // several endpoints: each one's stale reads
+		writeEndpointStale(b, c.Endpoints)
 		return
 	}
 	if c.CheckOnly { // no tier: the checker's self-check alone
@@ -90,6 +95,23 @@ func writeReplicas(b *strings.Builder, rs []result.ReplicaStats) {
 		}
 		if r.Promoted() {
 			fmt.Fprintf(b, "; PROMOTED (left recovery) at %s: read as a replica no more", r.PromotedAt.UTC().Format("15:04:05.000"))
+		}
+		b.WriteString("\n")
+	}
+}
+
+// writeEndpointStale writes a line per endpoint of a run over several: its
+// reads, how many were stale and how old, and its poller's lag
+// (docs/distributed.md, "Stale reads per endpoint").
+func writeEndpointStale(b *strings.Builder, rs []result.ReplicaStats) {
+	b.WriteString("stale reads per endpoint (each read against the heartbeat its endpoint showed after it; docs/distributed.md):\n")
+	for i := range rs {
+		r := &rs[i]
+		age, lag := orZero(r.Age), orZero(r.Lag)
+		fmt.Fprintf(b, "  endpoint %s: %d reads; stale %d, %.3f%%, age p50/p99/max %.3f/%.3f/%.3f ms; lag p50/p99/max %.3f/%.3f/%.3f ms",
+			termsafe.Escape(r.Name), r.Served, r.Stale, 100*r.StaleShare(), age.P50/1000, age.P99/1000, age.Max/1000, lag.P50/1000, lag.P99/1000, lag.Max/1000)
+		if r.Outages > 0 {
+			fmt.Fprintf(b, "; its heartbeat poll failed %d time(s), %.1f s in all, longest %.1f s", r.Outages, r.Outage.Seconds(), r.Longest.Seconds())
 		}
 		b.WriteString("\n")
 	}

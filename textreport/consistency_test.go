@@ -51,3 +51,28 @@ func TestReplicaLines(t *testing.T) {
 		}
 	}
 }
+
+// A run over several endpoints has a line per endpoint with its stale
+// reads and its poller's lag, and no self-check line (its reads are no
+// self-check's).
+func TestEndpointStaleLines(t *testing.T) {
+	c := &result.Consistency{CheckOnly: true, Endpoints: []result.ReplicaStats{
+		{Name: "mysql://root@10.0.0.1:3306/t", TierStats: result.TierStats{Lookups: 5, Hits: 5, Served: 5}},
+		{Name: "mysql://root@10.0.0.3:3306/t", TierStats: result.TierStats{Lookups: 7, Hits: 7, Served: 7, Stale: 2}, Outages: 1, Outage: 2 * time.Second, Longest: 2 * time.Second},
+	}}
+	var b strings.Builder
+	writeConsistency(&b, c, metrics.NewSummary())
+	for _, want := range []string{
+		"stale reads per endpoint",
+		"  endpoint mysql://root@10.0.0.1:3306/t: 5 reads; stale 0, 0.000%",
+		"  endpoint mysql://root@10.0.0.3:3306/t: 7 reads; stale 2, 28.571%",
+		"; its heartbeat poll failed 1 time(s), 2.0 s in all, longest 2.0 s\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "self-check") {
+		t.Errorf("a self-check line for the endpoints' reads:\n%s", b.String())
+	}
+}

@@ -178,7 +178,10 @@ func (h *heartbeat) remove(ctx context.Context) {
 type replica struct {
 	st   store.Store
 	name string // its URL, redacted: how results and messages name it
-	idx  int    // its place in Store.reps and in an experiment's rows
+	idx  int    // its place in Store.reps (Store.eps) and in an experiment's rows
+	// endpoint: one of several endpoints of the database (endpoints.go),
+	// not a replica: its reads count in its row alone.
+	endpoint bool
 	// role says whether its server is still a replica; nil: cannot tell.
 	// wasIn: the watcher once saw it in recovery (only a replica seen in
 	// recovery can leave it: an engine where the question means nothing
@@ -504,7 +507,7 @@ func firstLine(err error) string {
 func (s *Store) settle(x *experiment) {
 	deadline := time.Now().Add(time.Second)
 	if s.hb != nil {
-		for _, r := range s.reps {
+		for _, r := range append(s.reps[:len(s.reps):len(s.reps)], s.eps...) {
 			for r.waiting(x) > 0 && time.Now().Before(deadline) {
 				time.Sleep(time.Millisecond)
 			}

@@ -80,6 +80,16 @@ type Options struct {
 	// did before read transactions were served where TAO serves them
 	// (readtxn.go): for comparison, and for tests that the model matters.
 	TxnsAtDB bool
+	// Endpoints are further servers of the database (the nodes of a
+	// multi-primary cluster; the database passed to Open is the first):
+	// Endpoints gives a front per endpoint, which runs every request on
+	// its own server and classes its reads against a heartbeat written on
+	// the first and polled on each (endpoints.go). No other tier may
+	// stand with them. EndpointNames name them, in order, from the
+	// second ("endpoint N" when missing); FirstName names the first.
+	Endpoints     []store.Store
+	EndpointNames []string
+	FirstName     string
 	// Invalidate has a write delete the tao tier's entries it touched
 	// (and the lists' whole hashes), as taobench did before it applied
 	// TAO's changeset (through.go): for comparison and tests.
@@ -132,10 +142,11 @@ type Store struct {
 	notes      []string
 
 	reps       []*replica
+	eps        []*replica    // the endpoints, the first on db (endpoints.go); nil: one
 	next       atomic.Uint64 // round robin over reps
 	repTimeout time.Duration
 	warnf      func(string)
-	hb         *heartbeat // nil: no replica, or no primary
+	hb         *heartbeat // nil: no replica nor endpoint, or no primary
 	shared     *shared    // nil: no tao tier, reads classed at once
 	stop       context.CancelFunc
 	stopWG     sync.WaitGroup
@@ -160,8 +171,9 @@ type experiment struct {
 	whys atomic.Int64
 	mu   sync.Mutex
 	c    result.Consistency
-	// reps are the replicas' rows, by replica (c.Replicas when it ends).
-	reps []result.ReplicaStats
+	// reps are the replicas' rows, by replica (c.Replicas when it ends);
+	// eps the endpoints' (c.Endpoints).
+	reps, eps []result.ReplicaStats
 	// chk are the database's reads with the checker alone, in shards
 	// so that clients seldom wait for one another; EndExperiment adds
 	// them to c.
@@ -196,7 +208,12 @@ func (x *experiment) replica() *result.TierStats {
 }
 
 // row returns r's row; x.mu is held.
-func (x *experiment) row(r *replica) *result.ReplicaStats { return &x.reps[r.idx] }
+func (x *experiment) row(r *replica) *result.ReplicaStats {
+	if r.endpoint {
+		return &x.eps[r.idx]
+	}
+	return &x.reps[r.idx]
+}
 
 // Open puts the tiers of opts in front of db. It connects to the cache
 // and checks it answers; errors never show the URL's password.
@@ -215,6 +232,8 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("replica heartbeat every %v: give a positive duration", opts.HeartbeatEvery)
 	case opts.ReplicaTimeout < 0:
 		return nil, fmt.Errorf("replica timeout %v: give a positive duration", opts.ReplicaTimeout)
+	case len(opts.Endpoints) > 0 && (db == nil || opts.Enabled()):
+		return nil, fmt.Errorf("endpoints: several endpoints of one database take no cache, client cache or replica, and need the first endpoint (the database)")
 	}
 	s.repTimeout, s.warnf = cmp.Or(opts.ReplicaTimeout, DefaultReplicaTimeout), opts.Warn
 	if opts.ClientCacheTTL > 0 && opts.ClientCacheSize > 0 {
@@ -250,7 +269,10 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		role, _ := r.(RecoveryReader)
 		s.reps = append(s.reps, &replica{st: r, name: name, idx: i, role: role})
 	}
-	s.plain, s.base = !opts.Enabled(), time.Now()
+	if len(opts.Endpoints) > 0 {
+		s.eps = endpoints(db, opts)
+	}
+	s.plain, s.base = !opts.Enabled() && s.eps == nil, time.Now()
 	s.noTxnTier, s.invalidate = opts.TxnsAtDB, opts.Invalidate
 	if s.csc != nil {
 		s.locality = opts.ClientCacheLocality
@@ -263,12 +285,16 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 		s.stopWG.Add(1)
 		go func() { defer s.stopWG.Done(); s.classify(bg) }()
 	}
-	if len(s.reps) > 0 && db != nil {
+	if (len(s.reps) > 0 || len(s.eps) > 0) && db != nil {
 		s.hb = &heartbeat{primary: db, id: cmp.Or(opts.HeartbeatID, HeartbeatID()), every: cmp.Or(opts.HeartbeatEvery, DefaultHeartbeat)}
 		s.hb.sync(ctx)
 		if s.hb.last == 0 {
 			s.Close()
-			return nil, fmt.Errorf("replica heartbeat: cannot write object %d on the database", s.hb.id)
+			who := "replica"
+			if s.eps != nil {
+				who = "endpoints'"
+			}
+			return nil, fmt.Errorf("%s heartbeat: cannot write object %d on the database", who, s.hb.id)
 		}
 		s.stopWG.Add(1)
 		go func() { defer s.stopWG.Done(); s.hb.run(bg) }()
@@ -278,6 +304,10 @@ func Open(ctx context.Context, db store.Store, opts Options) (*Store, error) {
 	s.stopWG.Add(len(s.reps))
 	for _, r := range s.reps {
 		go func() { defer s.stopWG.Done(); s.watch(bg, r) }()
+	}
+	s.stopWG.Add(len(s.eps))
+	for _, r := range s.eps {
+		go func() { defer s.stopWG.Done(); s.watchEndpoint(bg, r) }()
 	}
 	return s, nil
 }
@@ -371,7 +401,8 @@ func (s *Store) BeginExperiment(graphSeed uint64, run int64, measure, end time.T
 }
 
 func (s *Store) newExperiment(graphSeed uint64, run int64, measure, end int64) *experiment {
-	x := &experiment{ns: s.namespace(graphSeed, run), measure: measure, end: end, reps: make([]result.ReplicaStats, len(s.reps))}
+	x := &experiment{ns: s.namespace(graphSeed, run), measure: measure, end: end, reps: make([]result.ReplicaStats, len(s.reps)),
+		eps: make([]result.ReplicaStats, len(s.eps))}
 	if s.tao != nil {
 		x.logNS = s.tao.logNamespace(graphSeed)
 	}
@@ -392,8 +423,8 @@ func (s *Store) EndExperiment() *result.Consistency {
 			c.Misses = map[string]int64{}
 		}
 	}
-	c.TxnsAtDB = s.noTxnTier && !s.plain
-	if c.CheckOnly = s.plain; s.plain {
+	c.TxnsAtDB = s.noTxnTier && !s.plain && s.eps == nil
+	if c.CheckOnly = s.plain || s.eps != nil; s.plain {
 		c.CheckEvery = CheckEvery
 	}
 	for i := range c.Tiers {
@@ -426,6 +457,7 @@ func (s *Store) EndExperiment() *result.Consistency {
 			c.Replicas[i] = row
 		}
 	}
+	c.Endpoints = s.endpointRows(x)
 	return &c
 }
 
@@ -441,8 +473,10 @@ func orNew(s *metrics.Series) *metrics.Series {
 // (readTxn). Without tiers (plain) every read goes to the database.
 func (s *Store) Exec(ctx context.Context, req *tao.Request, res *tao.Result) {
 	switch {
+	case s.eps != nil:
+		s.onEndpoint(ctx, s.eps[0], req, res)
 	case req.Class == tao.Write || req.Class == tao.WriteTxn:
-		s.write(ctx, req, res)
+		s.write(ctx, s.db, req, res)
 	case s.plain:
 		s.check(ctx, req, res)
 	case req.Class == tao.Read && len(req.Ops) == 1:
@@ -463,13 +497,15 @@ type trace struct {
 	repFailed [2]*replica
 }
 
-func (s *Store) write(ctx context.Context, req *tao.Request, res *tao.Result) {
-	if s.db == nil {
+// write runs a write on db (the database, or an endpoint's server) and
+// logs what it changed.
+func (s *Store) write(ctx context.Context, db store.Store, req *tao.Request, res *tao.Result) {
+	if db == nil {
 		res.Outcome, res.Err = tao.Error, errNoPrimary
 		return
 	}
 	start := s.now()
-	s.db.Exec(ctx, req, res)
+	db.Exec(ctx, req, res)
 	end := s.now()
 	if res.Outcome != tao.OK {
 		return // rolled back: nothing changed
@@ -1027,7 +1063,10 @@ func (s *Store) count(x *experiment, served tao.Tier, rep *replica, begin int64,
 	}
 	x.mu.Lock()
 	ts := [2]*result.TierStats{&x.c.Tiers[served]}
-	if rep != nil {
+	switch {
+	case rep != nil && rep.endpoint: // no tier's: its own row alone
+		ts = [2]*result.TierStats{&x.row(rep).TierStats}
+	case rep != nil:
 		ts = [2]*result.TierStats{x.replica(), &x.row(rep).TierStats}
 	}
 	for _, t := range ts {

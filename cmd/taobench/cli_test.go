@@ -1337,3 +1337,47 @@ func TestCLIUsageErrors(t *testing.T) {
 		t.Errorf("help: want exit 0 and the usage on stdout\n%v", r)
 	}
 }
+
+// A run over two endpoints (--db twice, one SQLite file) measures each
+// one's stale reads: the text names each endpoint in its own line, the
+// JSON has a consistency row per endpoint with its reads, and the
+// experiment exits 0 (one file: none stale).
+func TestCLIStaleReadsPerEndpoint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "e.db")
+	out := filepath.Join(dir, "e.json")
+	r := cliRun(t, "run", "--db", db, "--db", db, "--edges", "2000", "--threads", "2", "--warmup", "0", "--duration", "0.5", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("run over two endpoints: %v", r)
+	}
+	if n := strings.Count(r.stdout, "  endpoint "+db+": "); !strings.Contains(r.stdout, "stale reads per endpoint") || n != 2 {
+		t.Errorf("text: %d stale-read lines naming %s; want a line per endpoint\n%s", n, db, r.stdout)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Experiments []struct {
+			Consistency struct {
+				Endpoints []struct {
+					URL    string `json:"url"`
+					Served int64  `json:"served"`
+					Stale  int64  `json:"stale"`
+				} `json:"endpoints"`
+			} `json:"consistency"`
+		} `json:"experiments"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Experiments) != 1 || len(doc.Experiments[0].Consistency.Endpoints) != 2 {
+		t.Fatalf("JSON: %+v; want one experiment with a consistency row per endpoint", doc)
+	}
+	for i, row := range doc.Experiments[0].Consistency.Endpoints {
+		if row.URL != db || row.Served == 0 || row.Stale != 0 {
+			t.Errorf("endpoint %d: %+v; want %s with reads, none stale", i+1, row, db)
+		}
+	}
+}
