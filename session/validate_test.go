@@ -143,7 +143,8 @@ func row(rows []result.FidelityRow, fig string) (result.FidelityRow, bool) {
 // point at objects that do not exist (the damage: the hit rate
 // fell from 0.196 to 0.177 and a fixed tolerance let it pass) fails Check
 // and Validate, naming the rows; the same database before the damage
-// passes both. The database is a copy of the load the damage tests share.
+// passes both. The database is a copy of the load TestValidateEveryBuiltin
+// validates for workload a.
 func TestDamageCaught(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads a graph and runs twice")
