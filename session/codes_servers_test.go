@@ -21,6 +21,7 @@ import (
 // store's 1 s lock wait) reach the results with the server's own codes,
 // one per conflicting attempt, and are written to the JSON.
 func TestErrorCodesAtServers(t *testing.T) {
+	t.Parallel() // its clients mostly wait on each other's locks
 	for _, tc := range []struct {
 		name  string
 		url   func(t *testing.T) string
