@@ -140,7 +140,10 @@ func (db *DB) hasIndex(ctx context.Context) (bool, error) {
 // Inspect counts the rows by shard and type, the value sizes, and the
 // edges that point at a loaded id with no object, from one scan of each
 // table. The missing targets are matched in the driver, as Check matches
-// inverses: it holds the loaded objects' ids, 8 bytes each.
+// inverses: it holds the loaded objects' ids, 8 bytes each. The integrity
+// counts are queries Spanner runs (integrity.go), and the obj_delete
+// operations runs recorded are read from TaobenchMeta (deletes.go), on
+// the same snapshot.
 func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
 	inv := store.Inventory{Objects: map[int]int64{}, EdgesByBase: map[int64]int64{}, EdgesByShard2: map[int]int64{}, EdgesByShard1: map[int]int64{},
 		EmptyByBase: map[int64]int64{}, ValueBytesByBase: map[int64]int64{}}
@@ -197,6 +200,12 @@ func (db *DB) Inspect(ctx context.Context) (store.Inventory, error) {
 			}
 			return nil
 		})
+	}
+	if err == nil {
+		inv.Integrity, err = db.inspectIntegrity(ctx, ro)
+	}
+	if err == nil {
+		inv.ObjDeletes, inv.ObjDeletesKnown, err = readCount(ctx, ro, deletesKey)
 	}
 	if err != nil {
 		return inv, fmt.Errorf("%s: taking the inventory: %w", db.name, err)

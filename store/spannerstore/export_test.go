@@ -6,6 +6,7 @@ import (
 
 	"cloud.google.com/go/spanner"
 	"cloud.google.com/go/spanner/admin/database/apiv1/databasepb"
+	"google.golang.org/api/iterator"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -66,4 +67,31 @@ func Conns(clients int) int { return conns(clients) }
 // message msg, on the emulator or not.
 func FinishEmulator(ctx context.Context, res *tao.Result, c codes.Code, msg string, emulator bool) {
 	(&DB{emulator: emulator}).finish(ctx, res, status.Error(c, msg), false)
+}
+
+// Delete deletes the row of key from table with the client, as the user's
+// program would.
+func Delete(ctx context.Context, db any, table string, key ...any) error {
+	_, err := db.(*DB).client.Apply(ctx, []*spanner.Mutation{spanner.Delete(table, spanner.Key(key))})
+	return err
+}
+
+// Row returns the first row of query sql's INT64 columns, and false when
+// it has none.
+func Row(ctx context.Context, db any, sql string) ([]int64, bool, error) {
+	it := db.(*DB).client.Single().Query(ctx, spanner.NewStatement(sql))
+	defer it.Stop()
+	r, err := it.Next()
+	if err == iterator.Done {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	vs := make([]int64, r.Size())
+	ptrs := make([]any, len(vs))
+	for i := range vs {
+		ptrs[i] = &vs[i]
+	}
+	return vs, true, r.Columns(ptrs...)
 }

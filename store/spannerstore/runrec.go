@@ -23,10 +23,10 @@ const (
 	startPrefix  = "start/"
 )
 
-// ownRow reports whether a TaobenchMeta key is a run record or a shared
-// start rather than the graph's record.
+// ownRow reports whether a TaobenchMeta key is a run record, a shared
+// start or a count runs keep (deletes.go) rather than the graph's record.
 func ownRow(k string) bool {
-	return strings.HasPrefix(k, runRecPrefix) || strings.HasPrefix(k, startPrefix)
+	return strings.HasPrefix(k, runRecPrefix) || strings.HasPrefix(k, startPrefix) || strings.HasPrefix(k, countPrefix)
 }
 
 // PutRunRecord records rec under key in TaobenchMeta.
