@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -123,15 +124,24 @@ func decodeJSONFile(t *testing.T, path string, v any) []byte {
 }
 
 // userEnv is the environment the test binary started with: the go
-// command opBinary runs needs the user's build and module caches.
+// command buildBinary runs needs the user's build and module caches.
 var userEnv = os.Environ()
 
-// TestMain gives the test binary a home and cache directory of its own
-// before any test runs (tests in parallel cannot call cliHome, whose
-// t.Setenv is for serial tests), so a command that finds no --db never
-// reaches the user's default database; and removes the binary opBinary
-// built.
+// commandName is the name by which the test binary is the taobench
+// command (opBinary's link to it).
+const commandName = "taobench"
+
+// TestMain runs the command when the test binary is called as taobench
+// (opBinary). Otherwise it gives the test binary a home and cache
+// directory of its own before any test runs (tests in parallel cannot
+// call cliHome, whose t.Setenv is for serial tests), so a command that
+// finds no --db never reaches the user's default database; starts the
+// build of TestVersion's binary when the whole package runs; and removes
+// the binaries.
 func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == commandName {
+		main() // exits
+	}
 	home, err := os.MkdirTemp("", "taobench-cmd-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -139,10 +149,17 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("HOME", filepath.Join(home, "home"))
 	os.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+	flag.Parse()
+	if f := flag.Lookup("test.run"); !testing.Short() && f != nil && f.Value.String() == "" {
+		go buildBinary()
+	}
 	code := m.Run()
 	os.RemoveAll(home)
-	if opBin != "" {
-		os.RemoveAll(filepath.Dir(opBin))
+	builtOnce.Do(func() {}) // waits for a build under way
+	for _, bin := range []string{opBin, builtBin} {
+		if bin != "" {
+			os.RemoveAll(filepath.Dir(bin))
+		}
 	}
 	os.Exit(code)
 }

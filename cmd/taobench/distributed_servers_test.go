@@ -23,6 +23,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/taobench/taobench/internal/testenv"
 	"github.com/taobench/taobench/store"
 	"github.com/taobench/taobench/tao"
 )
@@ -172,15 +173,21 @@ func distRuns(t *testing.T, dbURL string) int64 {
 // carries that run and a client of 0 to 15, and the 16 clients are all
 // there (four processes of four clients can show 16 distinct client numbers
 // only if their slices are disjoint, and ids are (run, client, sequence));
-// check passes; merged throughput is within a tolerant bound of the single
-// process's, both logged.
+// check passes; the merged throughput is the drivers' requests over one
+// window no longer than the experiment. The run of 1 process × 16 on a
+// second database beside it, for docs/distributed.md's comparison of the
+// two throughputs (logged: their ratio is the machine's, not the merge's),
+// runs in the integration suite only: it checks nothing the drivers' run
+// does not, and costs a third of the test.
 func TestServerDrivers(t *testing.T) {
 	t.Parallel()       // few connections (at most 16 clients a server); no timing
 	bin := opBinary(t) // a process each: a process-wide setting such as GOMAXPROCS must not be shared
 	srvEach(t, func(t *testing.T, s srvServer) {
-		many, one := s.fresh(t), s.fresh(t)
-		for _, db := range []string{many, one} {
-			srvLoad(t, db, "a", 5000)
+		many, one := s.fresh(t), ""
+		srvLoad(t, many, "a", 5000)
+		if testenv.IntegrationOn() {
+			one = s.fresh(t)
+			srvLoad(t, one, "a", 5000)
 		}
 		dir := t.TempDir()
 		const seed, warmup, duration = "424242", "1", "3"
@@ -203,13 +210,10 @@ func TestServerDrivers(t *testing.T) {
 				t.Errorf("driver %d neither waited for the shared start nor said it was late:\n%s", i, e)
 			}
 		}
-		single := filepath.Join(dir, "single.json")
-		distProcs(t, bin, [][]string{append(append([]string{}, common...), "--db", one, "--threads", "16", "--start-at", "+2s", "--out", single)})
-
 		merged := filepath.Join(dir, "merged.json")
 		cliMust(t, append([]string{"merge"}, append(files, "-o", merged)...)...)
-		m, o := distRead(t, merged), distRead(t, single)
-		me, oe := m.Experiments[0], o.Experiments[0]
+		m := distRead(t, merged)
+		me := m.Experiments[0]
 		var ops, attempts int64
 		outcomes := map[string]int64{}
 		for i, f := range files {
@@ -235,8 +239,8 @@ func TestServerDrivers(t *testing.T) {
 				t.Errorf("merged outcome %s = %d, the drivers sum to %d", k, me.Outcomes[k], v)
 			}
 		}
-		if me.Lost.Count != 0 || oe.Lost.Count != 0 {
-			t.Errorf("lost requests: merged %d, single %d", me.Lost.Count, oe.Lost.Count)
+		if me.Lost.Count != 0 {
+			t.Errorf("lost requests: merged %d", me.Lost.Count)
 		}
 
 		// One run in the database, shared by the drivers, and their ids.
@@ -261,19 +265,28 @@ func TestServerDrivers(t *testing.T) {
 			t.Errorf("check after the drivers:\n%s", r)
 		}
 
-		ratio := me.Throughput / oe.Throughput
-		t.Logf("%s: 4 drivers × 4 clients: %.0f req/s (%d ops in %.3f s; read p50 %.0f µs p99 %.0f µs); 1 process × 16: %.0f req/s (%d ops in %.3f s; read p50 %.0f µs p99 %.0f µs); ratio %.2f; %d objects created by the drivers",
-			s.kind, me.Throughput, me.Ops, me.MeasuredS, me.LatencyUS["read"].P50, me.LatencyUS["read"].P99,
-			oe.Throughput, oe.Ops, oe.MeasuredS, oe.LatencyUS["read"].P50, oe.LatencyUS["read"].P99, ratio, len(created))
-		// The ratio of two runs' throughputs is the machine's, not the
-		// merge's (two cores shared with the database and other tests, a
-		// CPU hog beside them can halve either): it is logged. What merge
-		// controls is checked: the drivers' requests over one window no
-		// longer than the experiment.
+		t.Logf("%s: 4 drivers × 4 clients: %.0f req/s (%d ops in %.3f s; read p50 %.0f µs p99 %.0f µs); %d objects created by the drivers",
+			s.kind, me.Throughput, me.Ops, me.MeasuredS, me.LatencyUS["read"].P50, me.LatencyUS["read"].P99, len(created))
+		// What merge controls is checked: the drivers' requests over one
+		// window no longer than the experiment.
 		if dur, _ := strconv.ParseFloat(duration, 64); me.MeasuredS <= 0 || me.MeasuredS > dur ||
 			math.Abs(me.Throughput-float64(me.Ops)/me.MeasuredS) > 0.001*me.Throughput {
 			t.Errorf("merged: %.1f req/s, %d ops in %.3f s; want ops over a window of at most %s s", me.Throughput, me.Ops, me.MeasuredS, duration)
 		}
+		if one == "" {
+			return
+		}
+		// The ratio of two runs' throughputs is the machine's, not the
+		// merge's (two cores shared with the database and other tests, a
+		// CPU hog beside them can halve either): it is logged.
+		single := filepath.Join(dir, "single.json")
+		distProcs(t, bin, [][]string{append(append([]string{}, common...), "--db", one, "--threads", "16", "--start-at", "+2s", "--out", single)})
+		oe := distRead(t, single).Experiments[0]
+		if oe.Lost.Count != 0 {
+			t.Errorf("lost requests: single %d", oe.Lost.Count)
+		}
+		t.Logf("%s: 1 process × 16: %.0f req/s (%d ops in %.3f s; read p50 %.0f µs p99 %.0f µs); ratio %.2f",
+			s.kind, oe.Throughput, oe.Ops, oe.MeasuredS, oe.LatencyUS["read"].P50, oe.LatencyUS["read"].P99, me.Throughput/oe.Throughput)
 	})
 }
 
@@ -286,7 +299,7 @@ func TestServerLoadDrivers(t *testing.T) {
 	bin := opBinary(t) // a process each: a process-wide setting such as GOMAXPROCS must not be shared
 	srvEach(t, func(t *testing.T, s srvServer) {
 		split, whole := s.fresh(t), s.fresh(t)
-		args := []string{"load", "--workload", "a", "--edges", "20000", "--seed", "3", "--load-threads", "2"}
+		args := []string{"load", "--workload", "a", "--edges", "5000", "--seed", "3", "--load-threads", "2"}
 		cliMust(t, append(append([]string{}, args...), "--db", whole)...)
 		var argss [][]string
 		for i := range 3 {

@@ -68,13 +68,13 @@ func TestTAOReadPathShares(t *testing.T) {
 	defer db.Close()
 
 	dir := t.TempDir()
-	measure := func(name string, extra ...string) (dbShare, cscShare, n float64, misses map[string]any) {
+	measure := func(name, duration string, extra ...string) (dbShare, cscShare, n float64, misses map[string]any) {
 		t.Helper()
 		if _, err := db.Exec("SELECT pg_stat_statements_reset()"); err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, name+".json")
-		args := append([]string{"run", "--db", url, "--workload", wl, "--threads", "16", "--warmup", "0", "--duration", "8", "--seed", "1",
+		args := append([]string{"run", "--db", url, "--workload", wl, "--threads", "16", "--warmup", "0", "--duration", duration, "--seed", "1",
 			"--cache", base + "?prefix=" + prefix + name + "&prefill=1", "--client-cache-ttl", "2s", "--out", out}, extra...)
 		cliMust(t, args...)
 		doc := cliReadJSON(t, out)
@@ -129,7 +129,7 @@ func TestTAOReadPathShares(t *testing.T) {
 		}
 		return nil
 	}
-	dbShare, csc, n, misses := measure("tao")
+	dbShare, csc, n, misses := measure("tao", "8")
 	if n < 5000 {
 		t.Fatalf("only %v reads measured: too few to judge shares", n)
 	}
@@ -145,8 +145,10 @@ func TestTAOReadPathShares(t *testing.T) {
 	if err := within(dbShare, csc, n); err != nil {
 		t.Errorf("TAO's read path: %v", err)
 	}
-	// The model off: taobench's read path before it.
-	dbShare, csc, n, _ = measure("off", "--read-txns-at-db", "--cache-invalidates", "--client-cache-locality", "0")
+	// The model off: taobench's read path before it. Its shares are far
+	// outside the tolerances (the database's some 16 times TAO's), so a
+	// shorter run, of fewer reads and wider tolerances, still fails them.
+	dbShare, csc, n, _ = measure("off", "2", "--read-txns-at-db", "--cache-invalidates", "--client-cache-locality", "0")
 	if err := within(dbShare, csc, n); err == nil {
 		t.Errorf("with the model off the shares still pass (database %.3f%%, client cache %.2f%%): the check cannot fail", 100*dbShare, 100*csc)
 	} else {

@@ -22,7 +22,7 @@ func TestVersion(t *testing.T) {
 	if testing.Short() {
 		return
 	}
-	bin := opBinary(t)
+	bin := builtBinary(t)
 	info, err := exec.Command("go", "version", "-m", bin).Output()
 	if err != nil {
 		t.Fatalf("go version -m: %v", err)

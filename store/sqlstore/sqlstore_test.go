@@ -33,6 +33,7 @@ func TestSQLite(t *testing.T) {
 }
 
 func TestPostgres(t *testing.T) {
+	t.Parallel() // a database per subtest; it waits on the server
 	admin := testenv.PostgresURL(t)
 	storetest.Run(t, func(t *testing.T) store.Database {
 		return open(t, testenv.FreshPostgres(t, admin))
@@ -40,6 +41,7 @@ func TestPostgres(t *testing.T) {
 }
 
 func TestMySQL(t *testing.T) {
+	t.Parallel() // a database per subtest; it waits on the server
 	admin := testenv.MySQLURL(t)
 	storetest.Run(t, func(t *testing.T) store.Database {
 		return open(t, testenv.FreshMySQL(t, admin))
