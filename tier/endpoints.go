@@ -159,15 +159,22 @@ func (s *Store) endpointRows(x *experiment) []result.ReplicaStats {
 	if s.eps == nil {
 		return nil
 	}
+	return replicaRows(s.eps, x.eps, x)
+}
+
+// replicaRows are the result's rows of reps (replicas or endpoints), from
+// their counts in x (rows, by replica): copies, each with its name and
+// its health over x's measured window. x.mu is held.
+func replicaRows(reps []*replica, rows []result.ReplicaStats, x *experiment) []result.ReplicaStats {
 	to := min(x.end, time.Now().UnixNano())
-	rows := make([]result.ReplicaStats, len(s.eps))
-	for i, r := range s.eps {
-		row := x.eps[i]
+	out := make([]result.ReplicaStats, len(reps))
+	for i, r := range reps {
+		row := rows[i]
 		row.Name = r.name
 		row.Latency, row.Age, row.Lag = orNew(row.Latency).Clone(), orNew(row.Age).Clone(), orNew(row.Lag).Clone()
 		row.Seconds = slices.Clone(row.Seconds)
 		r.health(&row, x.measure, to)
-		rows[i] = row
+		out[i] = row
 	}
-	return rows
+	return out
 }

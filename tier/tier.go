@@ -446,16 +446,7 @@ func (s *Store) EndExperiment() *result.Consistency {
 		r.Latency, r.Age = orNew(r.Latency).Clone(), orNew(r.Age).Clone()
 		r.Seconds = slices.Clone(r.Seconds)
 		c.Replica = &r
-		to := min(x.end, time.Now().UnixNano())
-		c.Replicas = make([]result.ReplicaStats, len(s.reps))
-		for i, rep := range s.reps {
-			row := x.reps[i]
-			row.Name = rep.name
-			row.Latency, row.Age, row.Lag = orNew(row.Latency).Clone(), orNew(row.Age).Clone(), orNew(row.Lag).Clone()
-			row.Seconds = slices.Clone(row.Seconds)
-			rep.health(&row, x.measure, to)
-			c.Replicas[i] = row
-		}
+		c.Replicas = replicaRows(s.reps, x.reps, x)
 	}
 	c.Endpoints = s.endpointRows(x)
 	return &c
